@@ -1,0 +1,61 @@
+# mlxplain — the two set-up commands are `make demo` and `make test` (see README).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# tests and CI read the staged benchmark data from ../shared/data unless told otherwise
+export MLXPLAIN_DATA ?= $(abspath ../shared/data)
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: readme env demo test test-export test-nbs test-py docs run-nbs bench clean reproduce
+
+env: $(STAMP)
+
+# torch first, pinned to the CPU build that lies on local disk here (a loose pin pulls CUDA)
+$(STAMP): settings.ini setup.py pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $@
+
+demo: env
+	$(BIN)/mlxplain demo --out demo_output
+
+test: env test-export test-nbs test-py
+
+# the library must be exactly what the notebooks export
+test-export: env
+	@rm -rf /tmp/mlxplain-export-check && cp -r mlxplain /tmp/mlxplain-export-check
+	$(BIN)/nbdev_export
+	@diff -r -x __pycache__ /tmp/mlxplain-export-check mlxplain \
+	  || (echo "nbdev_export changed mlxplain/: run nbdev_export and commit the result"; exit 1)
+
+test-nbs: env
+	$(BIN)/nbdev_test --n_workers 2 --timing
+
+test-py: env
+	$(BIN)/python -m pytest -q tests
+
+docs: env
+	@if command -v quarto >/dev/null 2>&1; then $(BIN)/nbdev_docs; \
+	else $(BIN)/python tools/preview_docs.py --out _preview; fi
+
+# execute every notebook in place (cells flagged `slow` are left as they are), then clean
+run-nbs: env
+	$(BIN)/python tools/run_notebooks.py nbs
+	$(BIN)/nbdev_clean
+
+reproduce: env
+	@for c in fals extended_plt prakel alternatives; do $(BIN)/mlxplain reproduce $$c; done
+
+bench: env
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf _docs _proc _preview demo_output .pytest_cache
+
+readme: env
+	$(BIN)/python tools/make_readme.py nbs/index.ipynb
