@@ -1,0 +1,130 @@
+"""Benchmark: alternative feature selection, ours (CP-SAT, formulation 'paper' and 'fast') vs alfese 1.1.0 (SCIP).
+
+Same problems in one run: sequential and simultaneous (sum, min) search with univariate (MI) and mRMR
+objectives, plus heuristics. Prints one row per case with `ours / alfese` time ratios and writes
+nbs/results/alternatives/bench.csv. alfese calls run in a child process with a wall-clock cap
+(--cap, default 240 s); a capped run is reported as '> cap'.
+
+    .venv/bin/python benchmarks/bench_alternatives.py [--cap 240] [--quick]
+"""
+import argparse
+import multiprocessing as mp
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_breast_cancer
+
+from mlxplain.alternatives import (_alfese_run, _mrmr_data, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
+                                   mrmr_value, solve_alternatives)
+
+
+def _alfese_child(queue, problem, k, tau, a, search, agg):
+    queue.put(_alfese_run(problem, k, tau, a, search, agg))
+
+
+def alfese_capped(problem, k, tau, a, search, agg, cap):
+    "alfese in a child process; (qualities, statuses, seconds) or None if it ran past `cap` seconds."
+    q = mp.get_context("fork").Queue()
+    p = mp.get_context("fork").Process(target=_alfese_child, args=(q, problem, k, tau, a, search, agg))
+    p.start()
+    try:
+        res = q.get(timeout=cap)
+    except Exception:
+        res = None
+    p.join(1)
+    if p.is_alive():
+        p.kill(); p.join()
+    return res
+
+
+def ours(problem, k, tau, a, search, agg, formulation, time_limit=None):
+    "Our search; returns (qualities, status, seconds). `time_limit`: seconds per set (None: none)."
+    pre = formulation == "fast" and problem["kind"] == "linear"
+    value = (lambda s: mrmr_value(s, problem["rel"], problem["R"])) if problem["kind"] == "mrmr" else (lambda s: problem["q"][s].sum())
+    if search == "sequential":
+        sets, sts, total = [], [], 0.0
+        for _ in range(a + 1):
+            s, st, dt = solve_alternatives(problem, k, tau, 1, [x for x in sets if x is not None], "sum", "cpsat", formulation, time_limit, pre)
+            sets.append(s[0]); sts.append(st); total += dt
+        return np.array([np.nan if s is None else value(s) for s in sets]), ("optimal" if all(x == "optimal" for x in sts) else ",".join(sts)), total
+    sets, st, dt = solve_alternatives(problem, k, tau, a + 1, (), agg, "cpsat", formulation, time_limit, pre)
+    return np.array([np.nan if s is None else value(s) for s in sets]), st, dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cap", type=float, default=240.0, help="wall-clock cap per alfese call (s)")
+    ap.add_argument("--paper-limit", type=float, default=20.0, help="time limit per set for our CP-SAT run of the paper's model (s)")
+    ap.add_argument("--quick", action="store_true", help="skip the two slowest cases")
+    args = ap.parse_args()
+    X, y = load_breast_cancer(return_X_y=True)
+    bc = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": 30}
+    rel, R = _mrmr_data(X[:300, :12], y[:300], 0)
+    mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 12}
+    cases = [("bc MI", bc, 5, 0.4, 10, "sequential", "sum"), ("bc MI", bc, 5, 0.4, 3, "simultaneous", "sum"),
+             ("bc MI", bc, 5, 0.4, 4, "simultaneous", "sum"), ("bc MI", bc, 5, 0.4, 5, "simultaneous", "sum"),
+             ("bc MI", bc, 5, 0.8, 3, "simultaneous", "min"), ("bc MI", bc, 5, 0.8, 4, "simultaneous", "min"),
+             ("bc12 mRMR", mr, 5, 0.4, 3, "sequential", "sum"), ("bc12 mRMR", mr, 3, 0.6, 2, "simultaneous", "sum"),
+             ("bc12 mRMR", mr, 3, 0.6, 2, "simultaneous", "min")]
+    try:  # a PMLB problem when the staged data are there
+        from mlxplain.data import load
+        ds = load("spect")
+        sp_ = {"kind": "linear", "q": mi_qualities(np.asarray(ds.X, float), np.asarray(ds.y), 0), "n": ds.n_features}
+        cases += [("spect MI", sp_, 5, 0.4, 4, "simultaneous", "sum"), ("spect MI", sp_, 5, 0.8, 3, "simultaneous", "min")]
+    except Exception as e:  # noqa: BLE001 - the benchmark still runs without $MLXPLAIN_DATA
+        print(f"(PMLB case skipped: {e.__class__.__name__})")
+    if args.quick:
+        cases = [c for c in cases if not (c[0] == "bc MI" and c[4] >= 4 and c[5] == "simultaneous")]
+    rows = []
+    print(f"{'problem':10s} {'k':>2s} {'tau':>4s} {'a':>2s} {'search':13s} {'agg':4s} | {'paper s':>8s} {'fast s':>8s} {'alfese s':>9s} | "
+          f"{'fast/alfese':>11s} {'paper/alfese':>12s} | equal  status(fast/alfese)")
+    for name, p, k, tau, a, search, agg in cases:
+        f = (lambda v: np.nansum(v)) if (search == "sequential" or agg == "sum") else (lambda v: np.nanmin(v))
+        qp, stp, tp = ours(p, k, tau, a, search, agg, "paper", args.paper_limit)  # the paper's model on CP-SAT, capped
+        qf, stf, tf = ours(p, k, tau, a, search, agg, "fast")
+        ref = alfese_capped(p, k, tau, a, search, agg, args.cap)
+        if ref is None:
+            ta, va, sta = np.nan, np.nan, f"> cap ({args.cap:.0f} s)"
+        else:
+            va, sts, ta = f(ref[0]), ref[1], ref[2]
+            sta = "optimal" if all(s == "optimal" for s in sts) else ",".join(sorted(set(sts)))
+        equal = (np.isnan(va) or abs(f(qf) - va) <= 1e-6 * max(1.0, abs(va))) and (stp != "optimal" or abs(f(qf) - f(qp)) <= 1e-6 * max(1.0, abs(f(qp))))
+        ratio = tf / ta if ta == ta else np.nan
+        rows.append({"problem": name, "k": k, "tau": tau, "a": a, "search": search, "aggregation": agg if search == "simultaneous" else "-",
+                     "ours_paper_s": tp, "ours_fast_s": tf, "alfese_s": ta, "fast_over_alfese": ratio,
+                     "paper_over_alfese": tp / ta if ta == ta else np.nan, "objective_fast": f(qf), "objective_alfese": va,
+                     "equal": bool(equal), "status_fast": stf, "status_paper": stp, "status_alfese": sta})
+        ta_s = f"{ta:9.3f}" if ta == ta else f"{'> cap':>9s}"
+        r_s = f"{ratio:11.3f}" if ratio == ratio else f"{'< ' + format(tf / args.cap, '.3f'):>11s}"
+        rp_s = f"{tp / ta:12.3f}" if ta == ta else f"{'-':>12s}"
+        print(f"{name:10s} {k:2d} {tau:4.1f} {a:2d} {search:13s} {agg if search == 'simultaneous' else '-':4s} | {tp:8.3f} {tf:8.3f} {ta_s} | "
+              f"{r_s} {rp_s} | {str(equal):5s}  {stf}/{sta} (paper model: {stp})", flush=True)
+    # heuristics (alfese has Greedy Replacement and Balancing, no Depth Search)
+    from alfese.alfese import ManualQualityUnivariateSelector
+    al = ManualQualityUnivariateSelector(); al.set_data(list(bc["q"]))
+    for hname, fn, alf in (("greedy_replacement", greedy_replacement, al.search_greedy_replacement),
+                           ("greedy_balancing", greedy_balancing, al.search_greedy_balancing), ("greedy_depth", greedy_depth_search, None)):
+        reps = 200
+        t0 = time.perf_counter()
+        for _ in range(reps): fn(bc["q"], 5, 4, 0.4)
+        t_ours = (time.perf_counter() - t0) / reps
+        t_alf = np.nan
+        if alf is not None:
+            t0 = time.perf_counter()
+            for _ in range(reps): alf(5, 4, 0.4)
+            t_alf = (time.perf_counter() - t0) / reps
+        rows.append({"problem": "bc MI", "k": 5, "tau": 0.4, "a": 4, "search": hname, "aggregation": "-", "ours_fast_s": t_ours,
+                     "alfese_s": t_alf, "fast_over_alfese": t_ours / t_alf if t_alf == t_alf else np.nan})
+        print(f"heuristic {hname:20s} ours {t_ours * 1e3:.3f} ms  alfese {t_alf * 1e3:.3f} ms  ratio {t_ours / t_alf if t_alf == t_alf else float('nan'):.2f}")
+    out = Path(__file__).resolve().parents[1] / "nbs" / "results" / "alternatives" / "bench.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(out, index=False)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

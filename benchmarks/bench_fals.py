@@ -1,0 +1,105 @@
+"""Benchmark FALS against per-label random forests, LIFT and Captum-based scoring, in one run on the same data.
+
+Usage: python benchmarks/bench_fals.py [--data bibtex] [--rf-labels N] [--captum-samples 500] [--trees 100]
+
+Data: the training split of `--data` from $MLXPLAIN_DATA (default bibtex: 4880 x 1836 sparse, 159 labels); with
+`--data synthetic` (or when the staged data are missing) a sparse bibtex-shaped set from make_label_specific.
+Each method runs in its own child process (fork) so that its peak resident memory (ru_maxrss) is its own; the
+Python-heap peak (tracemalloc) is reported too. Times are wall seconds, single-threaded, after torch's start-up.
+`--rf-labels N` times RF on the first N labels only and scales the time by C/N (printed as "extrapolated").
+Captum scoring (Saliency, one backward pass per label) is compared with the closed form on the same
+`--captum-samples` instances. Prints `ours / peer` ratios.
+"""
+import argparse, multiprocessing as mp, os, resource, time, tracemalloc
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+
+
+def _load(name):
+    from mlxplain.data import load_split, make_label_specific
+    home = Path(os.environ.get("MLXPLAIN_DATA", "../shared/data"))
+    if name != "synthetic" and (home / "multilabel").exists():
+        tr, _ = load_split(name, data_home=home)
+        return tr.X, tr.Y_dense, f"{name} train split"
+    ds, _ = make_label_specific(n_samples=4880, n_features=1836, n_labels=159, n_relevant=10, sparse=True, random_state=0)
+    return ds.X, ds.Y_dense, "synthetic sparse (bibtex-shaped) make_label_specific"
+
+
+def _child(task, args, q):
+    import warnings; warnings.simplefilter("ignore")
+    from mlxplain.fals import FALS, RFSelector, LIFT, tlp_scores
+    X, Y, _ = _load(args.data)
+    FALS(epochs=1, random_state=0).fit(X[:64], Y[:64])           # torch start-up, not timed
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    tracemalloc.start(); t0 = time.perf_counter(); info = {}
+    if task in ("fals", "fals_sub"):   # exact Eq. 12, or averaged over a 10% random subset of the instances
+        f = FALS(k=0.1, random_state=0, score_samples=0.1 if task == "fals_sub" else None).fit(X, Y)
+        info = {"train_s": f.fit_time_["train"], "score_s": f.fit_time_["score"], "epoch_s": f.fit_time_["train"] / f.epochs}
+    elif task == "rf":
+        n = args.rf_labels or Y.shape[1]
+        RFSelector(k=0.1, n_estimators=args.trees, random_state=0).fit(X, Y[:, :n])
+        info = {"labels_timed": n}
+    elif task == "lift":
+        LIFT(ratio=0.1, random_state=0).fit_features(X, Y)
+    elif task == "captum":
+        from captum.attr import Saliency
+        f = FALS(k=0.1, random_state=0).fit(X, Y)
+        idx = np.random.default_rng(0).choice(X.shape[0], min(args.captum_samples, X.shape[0]), replace=False)
+        Xs = X[idx]; xs = torch.from_numpy(Xs.toarray() if hasattr(Xs, "toarray") else Xs).float()
+        prob = torch.nn.Sequential(*f.model_, torch.nn.Sigmoid())
+        tracemalloc.reset_peak(); t0 = time.perf_counter()
+        S = np.stack([(Saliency(prob).attribute(xs, target=c, abs=False) ** 2).mean(0).numpy() for c in range(Y.shape[1])])
+        t_captum = time.perf_counter() - t0
+        t1 = time.perf_counter(); S2 = tlp_scores(f.model_, Xs); t_closed = time.perf_counter() - t1
+        info = {"captum_s": t_captum, "closed_s": t_closed, "max_rel_diff": float(np.abs(S - S2).max() / S2.max()), "n": len(idx)}
+    secs = time.perf_counter() - t0
+    py_peak = tracemalloc.get_traced_memory()[1] / 2**20; tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    q.put({"task": task, "seconds": secs, "rss_peak_mb": rss, "rss_over_start_mb": rss - base, "py_heap_peak_mb": py_peak, **info})
+
+
+def run(task, args):
+    ctx = mp.get_context("fork"); q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(task, args, q)); p.start(); r = q.get(); p.join()
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="bibtex"); ap.add_argument("--rf-labels", type=int, default=None)
+    ap.add_argument("--trees", type=int, default=100); ap.add_argument("--captum-samples", type=int, default=500)
+    ap.add_argument("--skip", default="", help="comma-separated tasks to skip (rf, lift, captum)")
+    args = ap.parse_args()
+    X, Y, what = _load(args.data)
+    print(f"data: {what}: N={X.shape[0]}, D={X.shape[1]}, C={Y.shape[1]}, {'CSR' if hasattr(X, 'toarray') else 'dense'}; "
+          f"torch {torch.__version__}, 1 thread, device cpu")
+    skip = set(filter(None, args.skip.split(",")))
+    res = {t: run(t, args) for t in ("fals", "fals_sub", "rf", "lift", "captum") if t not in skip}
+    f, fs = res["fals"], res["fals_sub"]
+    print(f"\nFALS fit (train {f['train_s']:.2f} s + scores {f['score_s']:.2f} s) = {f['seconds']:.2f} s; "
+          f"one epoch {f['epoch_s']:.2f} s; scoring / epoch = {f['score_s'] / f['epoch_s']:.1f}; "
+          f"with score_samples=0.1: scores {fs['score_s']:.2f} s, scoring / epoch = {fs['score_s'] / fs['epoch_s']:.1f}")
+    for t, r in res.items():
+        print(f"  {t:7s} {r['seconds']:9.2f} s   peak RSS {r['rss_peak_mb']:7.0f} MB (+{r['rss_over_start_mb']:.0f} over start)   "
+              f"python-heap peak {r['py_heap_peak_mb']:7.1f} MB")
+    if "rf" in res:
+        r = res["rf"]; scale = Y.shape[1] / r["labels_timed"]; t_rf = r["seconds"] * scale
+        note = f" (extrapolated from {r['labels_timed']} of {Y.shape[1]} labels)" if scale != 1 else ""
+        print(f"\nper-label RF ({args.trees} trees) {t_rf:.1f} s{note}:  RF / FALS = {t_rf / f['seconds']:.1f}x  (target >= 20x); "
+              f"RF / FALS(score_samples=0.1) = {t_rf / fs['seconds']:.1f}x")
+    if "lift" in res:
+        print(f"LIFT clustering {res['lift']['seconds']:.1f} s:  LIFT / FALS = {res['lift']['seconds'] / f['seconds']:.1f}x  (target >= 50x); "
+              f"LIFT / FALS(score_samples=0.1) = {res['lift']['seconds'] / fs['seconds']:.1f}x")
+    if "captum" in res:
+        c = res["captum"]
+        print(f"scoring {c['n']} instances: Captum Saliency, C={Y.shape[1]} backward passes {c['captum_s']:.2f} s vs closed form "
+              f"{c['closed_s']:.3f} s:  Captum / closed = {c['captum_s'] / c['closed_s']:.1f}x  (max rel. diff {c['max_rel_diff']:.1e})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"Tests of mlxplain.fals: closed forms vs autograd/Captum, planted recovery, variants, bad input, real data."
+import os, warnings
+from pathlib import Path
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import torch
+from hypothesis import given, settings, strategies as st
+from sklearn.base import clone
+
+from mlxplain.data import make_label_specific
+from mlxplain.learners import LabelSpecificBR
+from mlxplain import metrics as M
+from mlxplain.fals import (FALS, LIFT, RFSelector, LassoSelector, VARIANTS, make_tlp, tlp_gradients, tlp_scores,
+                           tlp_attributions, tlp_mean_gradient, attribution_scores, fisher_information_autograd,
+                           fals_stability, jaccard, restricted_spearman, _resolve_k, demo)
+
+torch.set_num_threads(1)
+DATA = Path(os.environ.get("MLXPLAIN_DATA", "../shared/data"))
+
+
+@pytest.fixture(scope="module")
+def planted():
+    return make_label_specific(n_samples=1000, n_features=50, n_labels=5, n_relevant=3, noise=0.1, random_state=0)
+
+
+def _precision(sel, rel):
+    return float(np.mean([len(np.intersect1d(s, r)) / len(s) for s, r in zip(sel, rel)]))
+
+
+def test_gradients_match_autograd():
+    torch.manual_seed(0)
+    m = make_tlp(15, 6, 4).double(); x = torch.randn(25, 15, dtype=torch.float64)
+    Ga = torch.stack([torch.autograd.functional.jacobian(lambda v: torch.sigmoid(m(v)), xi) for xi in x])
+    assert torch.allclose(tlp_gradients(m, x), Ga, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["direct", "gram"])
+@pytest.mark.parametrize("power", [1, 2])
+def test_scores_match_autograd(method, power):
+    torch.manual_seed(1)
+    m = make_tlp(30, 9, 5); X = np.random.default_rng(0).normal(size=(300, 30)).astype(np.float32)
+    Xt = torch.from_numpy(X).double(); md = make_tlp(30, 9, 5).double(); md.load_state_dict(m.state_dict())
+    Ga = torch.stack([torch.autograd.functional.jacobian(lambda v: torch.sigmoid(md(v)), xi) for xi in Xt])
+    f = torch.sigmoid(md(Xt)).detach()
+    ref = (Ga ** 2 * ((f * (1 - f)) ** (power - 2))[:, :, None]).mean(0).numpy()
+    S = tlp_scores(m, sp.csr_matrix(X), power=power, method=method, batch_elems=5000)
+    np.testing.assert_allclose(S, ref, atol=1e-5 * ref.max(), rtol=0)
+
+
+def test_mean_gradient():
+    torch.manual_seed(2)
+    m = make_tlp(10, 4, 3); X = np.random.default_rng(1).normal(size=(200, 10)).astype(np.float32)
+    G = tlp_gradients(m, torch.from_numpy(X)).detach().mean(0).numpy()
+    np.testing.assert_allclose(tlp_mean_gradient(m, X), G, atol=1e-6)
+
+
+def test_fisher_link():
+    torch.manual_seed(3)
+    m = make_tlp(6, 4, 3).double()
+    for x in torch.randn(4, 6, dtype=torch.float64):
+        Fc, F = fisher_information_autograd(m, x)
+        G = tlp_gradients(m, x[None])[0].detach(); f = torch.sigmoid(m(x[None]))[0].detach()
+        assert torch.allclose(Fc, G ** 2 / (f * (1 - f))[:, None], atol=1e-12)
+        assert torch.allclose(F, Fc.sum(0), atol=1e-12)
+
+
+def test_attributions_match_captum():
+    from captum.attr import IntegratedGradients, DeepLift, LRP
+    torch.manual_seed(4)
+    m = make_tlp(10, 5, 3); x = torch.randn(20, 10); prob = torch.nn.Sequential(*m, torch.nn.Sigmoid())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for c in range(3):
+            ig = IntegratedGradients(prob).attribute(x, baselines=0 * x, target=c, n_steps=50, method="riemann_right")
+            assert torch.allclose(tlp_attributions(m, x, "ig")[:, c], ig, atol=1e-5)
+            dl = DeepLift(prob).attribute(x, baselines=0 * x, target=c)
+            assert torch.allclose(tlp_attributions(m, x, "deeplift")[:, c], dl, atol=1e-5)
+            assert torch.allclose(tlp_attributions(m, x, "lrp")[:, c], LRP(m).attribute(x, target=c), atol=1e-5)
+    with pytest.raises(ValueError, match="method="): tlp_attributions(m, x, "shap")
+
+
+def test_planted_recovery(planted):
+    ds, rel = planted
+    f = FALS(k=3, random_state=0).fit(ds.X, ds.Y)
+    assert _precision(f.selected_, rel) >= 0.9
+    assert f.scores_.shape == (5, 50) and f.selected_mask_.sum() == 15
+
+
+def test_planted_recovery_sparse():
+    ds, rel = make_label_specific(n_samples=1500, n_features=60, n_labels=4, n_relevant=3, noise=0.1, sparse=True, random_state=1)
+    assert sp.issparse(ds.X)
+    f = FALS(k=3, epochs=20, random_state=0).fit(ds.X, ds.Y)
+    assert _precision(f.selected_, rel) >= 0.9
+
+
+def test_fals_beats_fams_on_label_specific_data(planted):
+    ds, rel = planted
+    tr, te = ds.subset(np.arange(700)), ds.subset(np.arange(700, 1000))
+    hl = {}
+    for v in ("fals", "fams"):
+        hl[v] = np.mean([M.hamming_loss(te.Y, LabelSpecificBR(feature_sets=FALS(k=3, variant=v, random_state=s).fit(tr.X, tr.Y).selected_)
+                                        .fit(tr.X, tr.Y).predict(te.X)) for s in range(3)])
+    assert hl["fals"] <= hl["fams"]
+    assert _precision(FALS(k=3, random_state=0).fit(ds.X, ds.Y).selected_, rel) > _precision(FALS(k=3, variant="fams", random_state=0).fit(ds.X, ds.Y).selected_, rel)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_variants_run_and_are_deterministic(planted, variant):
+    ds, _ = planted
+    a = FALS(k=0.1, variant=variant, epochs=2, random_state=5).fit(ds.X, ds.Y)
+    b = FALS(k=0.1, variant=variant, epochs=2, random_state=5).fit(ds.X, ds.Y)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert all(len(s) == 5 for s in a.selected_)
+    if variant in ("fams", "fims"): assert all(np.array_equal(s, a.selected_[0]) for s in a.selected_)
+
+
+@pytest.mark.parametrize("attribution", ["ig", "deeplift", "lrp"])
+def test_attribution_variants(planted, attribution):
+    ds, rel = planted
+    f = FALS(k=3, attribution=attribution, ig_steps=10, random_state=0).fit(ds.X, ds.Y)
+    assert np.isfinite(f.scores_).all() and _precision(f.selected_, rel) >= 0.8
+
+
+def test_dense_and_csr_agree(planted):
+    ds, _ = planted
+    a = FALS(k=3, random_state=0).fit(ds.X, ds.Y); b = FALS(k=3, random_state=0).fit(sp.csr_matrix(ds.X), ds.Y)
+    np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-5, atol=1e-7 * a.scores_.max())
+
+
+def test_sklearn_api(planted):
+    ds, _ = planted
+    f = clone(FALS(k=4, epochs=1, random_state=0)); assert f.get_params()["k"] == 4
+    f.fit(ds.X, ds.Y)
+    assert f.transform(ds.X, label=1).shape == (1000, 4)
+    assert f.transform(ds.X).shape[1] == f.get_support().sum()
+    assert f.predict_proba(ds.X).shape == (1000, 5)
+    with pytest.raises(ValueError, match="features"): f.transform(ds.X[:, :10])
+
+
+@pytest.mark.parametrize("k", [0, -1, 51, 0.0, 1.5, -0.2])
+def test_bad_k(planted, k):
+    ds, _ = planted
+    with pytest.raises(ValueError, match=r"k must be a fraction in \(0, 1\] or an integer in \[1, D=50\]"):
+        FALS(k=k).fit(ds.X, ds.Y)
+
+
+@given(st.integers(1, 500), st.floats(1e-6, 1.0))
+@settings(max_examples=60, deadline=None)
+def test_resolve_k_property(D, frac):
+    k = _resolve_k(frac, D); assert 1 <= k <= D
+    assert _resolve_k(D, D) == D
+
+
+def test_bad_input(planted):
+    ds, _ = planted
+    X = ds.X.copy(); X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"): FALS().fit(X, ds.Y)
+    with pytest.raises(ValueError, match="NaN"): FALS().fit(sp.csr_matrix(X), ds.Y)
+    with pytest.raises(ValueError, match="X has 999 rows but Y has 1000"): FALS().fit(ds.X[:-1], ds.Y)
+    with pytest.raises(ValueError, match="binary"): FALS().fit(ds.X, ds.Y_dense * 2)
+    with pytest.raises(ValueError, match="variant="): FALS(variant="x").fit(ds.X, ds.Y)
+    with pytest.raises(ValueError, match="epochs="): FALS(epochs=0).fit(ds.X, ds.Y)
+    with pytest.raises(TypeError, match="numeric"): FALS().fit(np.array([["a"]], dtype=object), [[1]])
+
+
+def test_cuda_requested_without_cuda(planted):
+    if torch.cuda.is_available(): pytest.skip("CUDA present")
+    ds, _ = planted
+    with pytest.raises(ValueError, match="CUDA is not available"): FALS(device="cuda").fit(ds.X, ds.Y)
+
+
+def test_constant_labels_have_defined_scores(planted):
+    ds, _ = planted
+    Y = ds.Y_dense.copy(); Y[:, 0] = 0; Y[:, 1] = 1
+    for v in ("fals", "fils", "falsb"):
+        with pytest.warns(UserWarning, match="constant"):
+            f = FALS(k=3, variant=v, epochs=2, random_state=0).fit(ds.X, Y)
+        assert np.isfinite(f.scores_).all() and (f.scores_ >= 0).all()
+        assert all(len(s) == 3 for s in f.selected_)
+
+
+def test_stability_and_similarity(planted):
+    ds, rel = planted
+    st_ = fals_stability(ds.X, ds.Y, seeds=[0, 1], k=3, epochs=5)
+    assert st_["mean"].shape == st_["std"].shape == (5, 50)
+    assert np.all((st_["frequency"] >= 0) & (st_["frequency"] <= 1)) and np.allclose(st_["frequency"].sum(1), 3)
+    assert jaccard([1, 2], [3]) == 0 and jaccard([1, 2], [2, 1]) == 1
+    assert restricted_spearman(np.arange(5.), np.arange(5.), [3, 4], [2, 4]) == pytest.approx(1.0)
+
+
+def test_baselines(planted):
+    ds, rel = planted
+    assert _precision(RFSelector(k=3, n_estimators=20).fit(ds.X, ds.Y).selected_, rel) >= 0.9
+    assert _precision(LassoSelector(k=3).fit(ds.X, ds.Y).selected_, rel) >= 0.9
+    lift = LIFT(ratio=0.1, random_state=0).fit(ds.X[:600], ds.Y[:600])
+    P = lift.predict_proba(ds.X[600:]); assert P.shape == (400, 5) and np.all((P >= 0) & (P <= 1))
+    with pytest.raises(ValueError, match="ratio"): LIFT(ratio=0).fit(ds.X, ds.Y)
+
+
+def test_demo(tmp_path):
+    r = demo(tmp_path)
+    assert (tmp_path / "fals_scores.png").exists() and r["precision_fals"] >= 0.9
+
+
+@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
+def test_real_data_emotions():
+    from mlxplain.data import load_split
+    tr, te = load_split("emotions", data_home=DATA)
+    f = FALS(random_state=0).fit(tr.X, tr.Y)
+    assert f.scores_.shape == (6, 72) and f.k_ == 7
+    br = LabelSpecificBR(feature_sets=f.selected_).fit(tr.X, tr.Y)
+    assert M.hamming_loss(te.Y, br.predict(te.X)) < 0.4
+
+
+@pytest.mark.skipif(not (DATA / "multilabel" / "medical-train.arff.gz").exists(), reason="staged data not found")
+def test_real_sparse_data_medical():
+    from mlxplain.data import load_split
+    tr, te = load_split("medical", data_home=DATA)
+    assert sp.issparse(tr.X)
+    f = FALS(k=0.1, epochs=3, random_state=0).fit(tr.X, tr.Y)
+    assert f.scores_.shape == (45, 1449) and np.isfinite(f.scores_).all()
+
+
+def test_score_samples_and_gram_memory(planted):
+    ds, rel = planted
+    f = FALS(k=3, score_samples=0.3, random_state=0).fit(ds.X, ds.Y)
+    assert _precision(f.selected_, rel) >= 0.9
+    g = FALS(k=3, score_samples=300, random_state=0).fit(ds.X, ds.Y)
+    np.testing.assert_allclose(f.scores_, g.scores_)           # 0.3 of 1000 = 300 instances, same seeded subset
+    with pytest.raises(ValueError, match="score_samples"): FALS(score_samples=1001).fit(ds.X, ds.Y)
+    torch.manual_seed(0)
+    m = make_tlp(40, 12, 7); X = np.random.default_rng(0).normal(size=(100, 40)).astype(np.float32)
+    np.testing.assert_allclose(tlp_scores(m, X, method="gram", batch_elems=40 * 12 * 2), tlp_scores(m, X, method="direct"), rtol=1e-4, atol=1e-9)
+
+
+@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
+def test_experiment_cells_emotions():
+    from mlxplain.fals_experiments import _cell, paper_table3, paper_table4
+    rows = _cell("emotions", "fa", data_home=DATA)
+    assert [r["method"] for r in rows] == ["fals", "fams", "fils", "fims"]
+    assert all(0 <= r["HL"] <= 1 and 0 <= r["AP"] <= 1 and r["k"] == 7 for r in rows)
+    assert _cell("emotions", "lift", data_home=DATA)["select_s"] > 0
+    assert len(paper_table3()) == 440 and len(paper_table4()) == 110

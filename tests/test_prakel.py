@@ -1,0 +1,280 @@
+"""PRAkEL chapter: theorems as properties, bad input, cross-checks against scikit-multilearn-ng, real-data claims."""
+import os
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.linear_model import LogisticRegression, Ridge, RidgeClassifier
+from sklearn.preprocessing import StandardScaler
+
+from mlxplain.metrics import LOSSES, ranking_loss
+from mlxplain.data import make_label_specific
+from mlxplain.prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
+                             transform_costs, greedy_weight, simple_weight, select_labelsets,
+                             ranking_as_weighted_hamming, weighted_hamming)
+
+DATA = os.environ.get("MLXPLAIN_DATA")
+
+
+@pytest.fixture(scope="module")
+def toy():
+    ds, _ = make_label_specific(n_samples=300, n_features=15, n_labels=6, noise=0.2, label_correlation=0.5, random_state=1)
+    return np.asarray(ds.X, dtype=float), ds.Y_dense
+
+
+# ---- Lemma 1 / Lemma 2 / Theorem 3 -------------------------------------------------------------
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 12).flatmap(lambda K: st.tuples(st.lists(st.booleans(), min_size=K, max_size=K),
+                                                       st.lists(st.booleans(), min_size=K, max_size=K))))
+def test_lemma1_ranking_is_weighted_hamming(yy):
+    y, yh = (np.array(v, dtype=np.int8) for v in yy)
+    w = ranking_as_weighted_hamming(y)
+    assert np.isclose(ranking_loss(y[None], yh[None], average=False)[0], (w * (y != yh)).sum())
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["hamming", "ranking"]))
+def test_lemma2_costs_do_not_depend_on_reference(seed, name):
+    r = np.random.default_rng(seed); K = int(r.integers(2, 9)); k = int(r.integers(1, K + 1))
+    Y = r.integers(0, 2, (6, K)).astype(np.int8); ref = r.integers(0, 2, (6, K)).astype(np.int8)
+    S = np.sort(r.choice(K, k, replace=False)); f = resolve_loss(name); c = lambda i, P: f(Y[i], P)
+    np.testing.assert_allclose(transform_costs(c, np.arange(6), Y, S), transform_costs(c, np.arange(6), ref, S), atol=1e-9)
+
+
+@pytest.mark.parametrize("weighting", ["uniform", "simple"])
+def test_theorem3_identical_predictions(toy, weighting):
+    X, Y = toy
+    for name in ("hamming", "ranking", "f1"):
+        a = PRAkEL(loss=name, reference="true", weighting=weighting, random_state=7).fit(X, Y).predict(X)
+        b = PRAkEL(loss=name, reference="predicted", weighting=weighting, random_state=7).fit(X, Y).predict(X)
+        assert np.array_equal(a, b) == (name != "f1"), name
+
+
+@pytest.mark.skipif(not DATA, reason="needs $MLXPLAIN_DATA")
+def test_theorem3_on_emotions():
+    from mlxplain.data import load
+    ds = load("emotions", data_home=DATA); X = StandardScaler().fit_transform(ds.X); Y = ds.Y_dense
+    for name, same in (("hamming", True), ("ranking", True), ("f1", False)):
+        p = [PRAkEL(loss=name, k=3, reference=r, random_state=0).fit(X, Y).predict(X) for r in ("true", "predicted")]
+        assert np.array_equal(*p) == same
+
+
+# ---- Theorems 4-5 ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(3))
+def test_theorem4_bound(toy, seed):
+    X, Y = toy; K, k, M = 6, 2, 9        # kM = 18 = 3K: every label in exactly r = 3 labelsets
+    for base in (None, CostRegressionClassifier(Ridge(alpha=1e4))):
+        for name in ("hamming", "ranking"):
+            for ref in ("true", "predicted"):
+                m = PRAkEL(loss=name, k=k, n_iterations=M, reference=ref, base_estimator=base, random_state=seed).fit(X, Y)
+                assert np.bincount(m.labelsets_.ravel(), minlength=K).tolist() == [3] * K
+                assert m.training_cost_curve_[-1] <= 2 * K / k * m.subproblem_costs_.mean() + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_theorem5_bound(toy, seed):
+    "M·Ē holds for Hamming; for F1 the provable form is c(H_M) <= c(H_1) + sum_{m>=2} E_m (see the notebook)."
+    X, Y = toy
+    for base in (None, CostRegressionClassifier(Ridge(alpha=1e4))):
+        for name in ("hamming", "f1", "composite"):
+            m = PRAkEL(loss=name, k=2, n_iterations=3, base_estimator=base, random_state=seed).fit(X, Y)
+            assert len(np.unique(m.labelsets_)) == 6        # disjoint
+            E, c = m.subproblem_costs_, m.training_cost_curve_
+            assert c[-1] <= c[0] + E[1:].sum() + 1e-12
+            if name == "hamming": assert c[-1] <= 3 * E.mean() + 1e-12
+
+
+# ---- weighting ------------------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["f1", "hamming", "composite", "ranking"]))
+def test_gw_attains_minimum_on_fine_grid(seed, name):
+    r = np.random.default_rng(seed); n, K, k = 30, 6, 3
+    Y = r.integers(0, 2, (n, K)).astype(np.int8); f = resolve_loss(name); c = lambda i, P: f(Y[i], P)
+    F = r.choice([-3, -1.5, -1, -0.25, 0, 0.5, 1, 2], size=(n, K)); S = np.sort(r.choice(K, k, replace=False))
+    h = r.choice([-1, 1], size=(n, k)); idx = np.arange(n)
+    def obj(a):
+        G = F.copy(); G[:, S] += a * h; return c(idx, (G > 0).astype(np.int8)).mean()
+    a_gw, o_gw = greedy_weight(c, idx, F, S, h)
+    assert np.isclose(obj(a_gw), o_gw)
+    assert o_gw <= min(obj(a) for a in np.linspace(1e-3, 5, 2001)) + 1e-12
+    a_sw, o_sw = simple_weight(c, idx, F, S, h, P=10, M=4)
+    assert np.isclose(obj(a_sw), o_sw) and o_gw <= o_sw + 1e-12
+
+
+# ---- API, determinism, costs --------------------------------------------------------------------
+def test_labelsets_cover_all_labels():
+    for K, k in ((7, 3), (10, 4), (5, 5), (13, 1)):
+        L = select_labelsets(K, k, int(np.ceil(K / k)), random_state=0)
+        assert set(L.ravel()) == set(range(K))
+
+
+def test_defaults_and_determinism(toy):
+    X, Y = toy
+    m = PRAkEL(random_state=0).fit(X, Y)
+    assert len(m.estimators_) == int(np.ceil(10 * 6 / 3)) and m.training_cost_curve_.shape == (20,)
+    assert np.array_equal(m.predict(X), PRAkEL(random_state=0).fit(X, Y).predict(X))
+    import scipy.sparse as sp
+    assert np.array_equal(PRAkEL(random_state=0).fit(sp.csr_matrix(X), Y).predict(sp.csr_matrix(X)), m.predict(X))
+
+
+def test_user_and_example_costs(toy):
+    X, Y = toy
+    f1 = LOSSES["f1"]
+    a = PRAkEL(loss=lambda Yt, P: f1(Yt, P, average=False), random_state=0).fit(X, Y).predict(X)
+    b = PRAkEL(loss="f1", random_state=0).fit(X, Y).predict(X)
+    assert np.array_equal(a, b)
+    # example-dependent costs: a callable on instance indices, and an (N, K) weight matrix
+    W = np.random.default_rng(0).random(Y.shape)
+    c1 = PRAkEL(random_state=0).fit(X, Y, costs=W).predict(X)
+    c2 = PRAkEL(random_state=0).fit(X, Y, costs=lambda idx, P: (W[idx] * (P != Y[idx])).sum(1)).predict(X)
+    assert np.array_equal(c1, c2)
+    w = np.linspace(1, 2, 6); w /= w.sum()
+    PRAkEL(loss=weighted_hamming(w), random_state=0).fit(X, Y)
+
+
+@pytest.mark.parametrize("kw, fit_kw, msg", [
+    (dict(k=0), {}, "k=0"), (dict(k=7), {}, "K=6"), (dict(k=2.5), {}, "integer"),
+    (dict(loss="hinge"), {}, "unknown"), (dict(loss=lambda Y, P: np.zeros((len(P), 2))), {}, "one cost per row"),
+    (dict(loss=lambda Y, P: np.zeros(3)), {}, "one cost per row"),
+    (dict(reference="oracle"), {}, "reference"), (dict(weighting="adaptive"), {}, "weighting"),
+    (dict(n_iterations=0), {}, "n_iterations"), ({}, dict(costs=np.ones((2, 2))), "(N, K)"),
+])
+def test_bad_input(toy, kw, fit_kw, msg):
+    X, Y = toy
+    with pytest.raises(ValueError, match=None) as e: PRAkEL(**kw).fit(X, Y, **fit_kw)
+    assert msg in str(e.value)
+
+
+def test_bad_XY(toy):
+    X, Y = toy
+    with pytest.raises(ValueError, match="rows"): PRAkEL().fit(X, Y[:5])
+    with pytest.raises(ValueError, match="binary"): PRAkEL().fit(X, Y * 2)
+    with pytest.raises(TypeError, match="callable"): PRAkEL(loss=3).fit(X, Y)
+    m = PRAkEL(random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="features"): m.predict(X[:, :3])
+
+
+def test_oos_and_parallel(toy):
+    X, Y = toy
+    m = PRAkEL(reference="oos", random_state=0).fit(X, Y)
+    assert m.predict(X).shape == Y.shape
+    a = PRAkEL(reference="true", random_state=0, n_jobs=2).fit(X, Y).predict(X)
+    b = PRAkEL(reference="true", random_state=0, n_jobs=1).fit(X, Y).predict(X)
+    assert np.array_equal(a, b)
+    assert np.array_equal(RAkEL(random_state=0, n_jobs=2).fit(X, Y).predict(X), RAkEL(random_state=0).fit(X, Y).predict(X))
+
+
+# ---- baselines vs maintained implementations ----------------------------------------------------
+def test_rakel_is_prakel_t_under_subset_loss(toy):
+    X, Y = toy
+    a = RAkEL(k=3, base_estimator=RidgeClassifier(alpha=1.0), random_state=2).fit(X, Y).predict(X)
+    b = PRAkEL(loss="subset", k=3, reference="true", random_state=2).fit(X, Y).predict(X)
+    assert (a == b).mean() > 0.99
+
+
+def test_rakeld_matches_skmultilearn_label_powerset(toy):
+    from skmultilearn.ensemble import RakelD
+    X, Y = toy
+    ours = RAkEL(k=6, mode="disjoint", base_estimator=LogisticRegression(max_iter=2000), random_state=0).fit(X, Y)
+    peer = RakelD(base_classifier=LogisticRegression(max_iter=2000), labelset_size=6).fit(X, Y)
+    assert np.array_equal(ours.predict(X), np.asarray(peer.predict(X).todense()))
+
+
+def test_rakeld_k1_is_binary_relevance(toy):
+    from mlxplain.learners import BinaryRelevance
+    X, Y = toy
+    ours = RAkEL(k=1, mode="disjoint", base_estimator=LogisticRegression(max_iter=2000), random_state=0).fit(X, Y)
+    br = BinaryRelevance(LogisticRegression(max_iter=2000)).fit(X, Y)
+    assert np.array_equal(ours.predict(X), br.predict(X))
+
+
+def test_rakelo_close_to_skmultilearn(toy):
+    from skmultilearn.ensemble import RakelO
+    X, Y = toy; tr, te = slice(0, 200), slice(200, None)
+    ours = RAkEL(k=3, n_iterations=10, base_estimator=LogisticRegression(max_iter=2000), random_state=0).fit(X[tr], Y[tr])
+    peer = RakelO(base_classifier=LogisticRegression(max_iter=2000), base_classifier_require_dense=[True, True],
+                  labelset_size=3, model_count=10).fit(X[tr], Y[tr])
+    h = LOSSES["hamming"]
+    assert abs(h(Y[te], ours.predict(X[te])) - h(Y[te], np.asarray(peer.predict(X[te]).todense()))) < 0.05
+
+
+def test_mlknn_matches_skmultilearn(toy):
+    from skmultilearn.adapt import MLkNN as Sk
+    import scipy.sparse as sp
+    X, Y = toy
+    assert np.array_equal(MLkNN(k=7).fit(X, Y).predict(X),
+                          np.asarray(Sk(k=7).fit(sp.csr_matrix(X), sp.csr_matrix(Y)).predict(sp.csr_matrix(X)).todense()))
+
+
+def test_csrakel_uniform_is_rakel_and_weights_matter(toy):
+    X, Y = toy
+    a = CSRAkEL(k=2, random_state=3).fit(X, Y).predict(X)
+    assert np.array_equal(a, RAkEL(k=2, random_state=3).fit(X, Y).predict(X))
+    W = np.random.default_rng(0).random(Y.shape) ** 4
+    b = CSRAkEL(k=2, random_state=3).fit(X, Y, costs=W).predict(X)
+    assert b.shape == Y.shape and not np.array_equal(a, b)
+
+
+def test_epcc_greedy_chain_and_rules(toy):
+    from sklearn.multioutput import ClassifierChain
+    X, Y = toy
+    ep = EPCC(n_chains=1, n_samples=3000, random_state=0).fit(X, Y)
+    cc = ep.chains_[0]
+    # the sampled marginal of the chain's first label is that link's probability
+    first = cc.order_[0]; p = cc.estimators_[0].predict_proba(X[:40])[:, 1]
+    assert np.abs(ep.predict_marginals(X[:40])[:, first] - p).max() < 0.06
+    # sklearn's ClassifierChain fitted with the same order gives the same links
+    sk = ClassifierChain(LogisticRegression(max_iter=1000), order=cc.order_).fit(X, Y)
+    np.testing.assert_allclose(sk.estimators_[2].coef_, cc.estimators_[2].coef_, rtol=1e-6, atol=1e-8)
+    for loss in ("hamming", "f1", "ranking", "composite"):
+        assert ep.predict(X[:20], loss=loss).shape == (20, 6)
+
+
+# ---- the paper's claim on real data ---------------------------------------------------------------
+@pytest.mark.skipif(not DATA, reason="needs $MLXPLAIN_DATA")
+def test_prakel_beats_rakel_under_f1_on_yeast():
+    from mlxplain.data import load
+    ds = load("yeast", data_home=DATA); Y = ds.Y_dense; f1 = resolve_loss("f1")
+    diffs = []
+    for seed in range(3):
+        perm = np.random.default_rng(seed).permutation(len(Y)); tr, te = perm[:1800], perm[1800:]
+        s = StandardScaler().fit(ds.X[tr]); Xtr, Xte = s.transform(ds.X[tr]), s.transform(ds.X[te])
+        p = PRAkEL(loss="f1", k=3, base_estimator=CostRegressionClassifier(Ridge(alpha=10.0)), random_state=seed).fit(Xtr, Y[tr])
+        r = RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=seed).fit(Xtr, Y[tr])
+        diffs.append(f1(Y[te], r.predict(Xte)).mean() - f1(Y[te], p.predict(Xte)).mean())
+    diffs = np.array(diffs)
+    assert diffs.mean() > diffs.std(ddof=1) / np.sqrt(len(diffs)), diffs
+
+
+def test_staged_predict_and_weights(toy):
+    X, Y = toy
+    for w in ("uniform", "greedy", "simple"):
+        m = PRAkEL(k=2, weighting=w, random_state=4).fit(X, Y)
+        stages = list(m.staged_predict(X))
+        assert len(stages) == len(m.estimators_) and np.array_equal(stages[-1], m.predict(X))
+        # the recorded training curve is the cost of the staged training predictions
+        f1 = resolve_loss("f1")
+        np.testing.assert_allclose([f1(Y, P).mean() for P in stages], m.training_cost_curve_, atol=1e-12)
+        assert (m.alphas_ > 0).all()
+
+
+def test_demo_runs_fast(tmp_path):
+    import time
+    from mlxplain.prakel import demo
+    t = time.perf_counter(); res = demo(tmp_path)
+    assert time.perf_counter() - t < 20 and (tmp_path / "prakel_demo.png").exists()
+    assert res["PRAkEL (F1)"] < res["RAkEL"]
+
+
+def test_shared_svd_paths_match_sklearn(toy):
+    "One SVD for all sub-problems gives the same models as refitting scikit-learn's Ridge/RidgeClassifier."
+    import scipy.sparse as sp
+    X, Y = toy
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 1, X, 0))
+    for XX in (X, Xs):
+        for ref in ("predicted", "true"):
+            a = PRAkEL(k=3, reference=ref, random_state=1).fit(XX, Y).predict(XX)
+            b = PRAkEL(k=3, reference=ref, random_state=1, shared_solver=False).fit(XX, Y).predict(XX)
+            assert (a == b).mean() > 0.999
+        a = RAkEL(k=3, random_state=1).fit(XX, Y).predict(XX)
+        b = RAkEL(k=3, random_state=1, shared_solver=False).fit(XX, Y).predict(XX)
+        assert (a == b).mean() > 0.999
