@@ -41,7 +41,7 @@ def run_demo(out_dir="demo_output", chapters=None) -> dict:
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     report = {}
     parts = [("foundation", foundation_demo)] + [
-        (c, m.demo) for c in (chapters or CHAPTERS) if (m := chapter_module(c)) is not None and hasattr(m, "demo")]
+        (c, m.demo) for c in (CHAPTERS if chapters is None else chapters) if (m := chapter_module(c)) is not None and hasattr(m, "demo")]
     for name, fn in parts:
         t0 = time.perf_counter()
         try: summary = fn(out_dir / name)
