@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_experiments.ipynb #c0f0eeea
 from __future__ import annotations
-import itertools, json, os, tempfile, time
+import hashlib, inspect, itertools, json, os, tempfile, time
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
@@ -13,7 +13,7 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['expand_grid', 'atomic_write_csv', 'run_grid', 'timer', 'results_dir']
+__all__ = ['expand_grid', 'atomic_write_csv', 'run_grid', 'code_version', 'timer', 'results_dir']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -52,12 +52,16 @@ def run_grid(func,               # called as func(**params); returns a dict or a
              n_jobs=1,           # joblib workers (-1: all cores); any joblib backend applies, dask's included
              desc=None,          # progress-bar label
              batch=None,         # cells per cache write (default: 2 × n_jobs)
+             version=None,       # code/protocol version: cached rows written under another version are recomputed
             ) -> pd.DataFrame:
     "Run `func` on every cell of `grid` and return one tidy DataFrame, cached so re-runs skip finished cells."
     cells = expand_grid(grid)
     done = pd.DataFrame()
     if cache is not None and Path(cache).exists() and Path(cache).stat().st_size > 0:
         done = pd.read_csv(cache)
+    if version is not None and not done.empty:  # rows of older code are stale: drop them, they get recomputed
+        stale = done["_version"].astype(str) != str(version) if "_version" in done else np.ones(len(done), bool)
+        done = done[~stale].reset_index(drop=True)
     finished = set(done["_cell"]) if "_cell" in done else set()
     todo = [c for c in cells if _key(c) not in finished]
     n_par = os.cpu_count() if n_jobs == -1 else max(1, n_jobs or 1)
@@ -68,14 +72,22 @@ def run_grid(func,               # called as func(**params); returns a dict or a
         for i in range(0, len(todo), batch):
             chunk = todo[i:i + batch]
             recs = par(delayed(_run_cell)(func, c) for c in chunk)
-            frames.append(pd.DataFrame([r for rs in recs for r in rs]))
+            new = pd.DataFrame([r for rs in recs for r in rs])
+            if version is not None: new["_version"] = str(version)
+            frames.append(new)
             if cache is not None: atomic_write_csv(pd.concat(frames, ignore_index=True), cache)
             bar.update(len(chunk))
     bar.close()
     df = pd.concat(frames, ignore_index=True)
     if df.empty: return df
     keys = {_key(c) for c in cells}
-    return df[df["_cell"].isin(keys)].drop(columns="_cell").reset_index(drop=True)
+    return df[df["_cell"].isin(keys)].drop(columns=["_cell", "_version"], errors="ignore").reset_index(drop=True)
+
+def code_version(*objs) -> str:
+    "A short fingerprint of the source code of `objs` (functions, classes, modules): pass it as `run_grid(version=...)`."
+    h = hashlib.sha256()
+    for o in objs: h.update(inspect.getsource(o).encode())
+    return h.hexdigest()[:12]
 
 # %% ../nbs/03_experiments.ipynb #560a3eec
 @contextmanager
