@@ -40,9 +40,10 @@ test-nbs: env
 test-py: env
 	$(BIN)/python -m pytest -q tests
 
+# MATHJAX=file:///path/to/MathJax.js typesets formulas where the CDN is unreachable
 docs: env
 	@if command -v quarto >/dev/null 2>&1; then $(BIN)/nbdev_docs; \
-	else $(BIN)/python tools/preview_docs.py --out _preview; fi
+	else $(BIN)/python tools/preview_docs.py --out _preview $(if $(MATHJAX),--mathjax $(MATHJAX)); fi
 
 # execute every notebook in place (cells flagged `slow` are left as they are), then clean
 run-nbs: env

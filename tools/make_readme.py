@@ -18,7 +18,7 @@ def to_markdown(nb) -> str:
             code = "\n".join(l for l in src.splitlines() if not re.match(r"^\s*#\|", l)).strip()
             if not code: continue
             parts.append(f"```python\n{code}\n```")
-            text = "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("output_type") == "stream")
+            text = "".join(o.get("text", "") for o in c.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stdout")
             text += "".join(o.get("data", {}).get("text/plain", "") for o in c.get("outputs", [])
                             if o.get("output_type") == "execute_result")
             if text.strip(): parts.append("```\n" + text.rstrip() + "\n```")
