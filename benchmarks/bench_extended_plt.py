@@ -7,27 +7,42 @@ training of the same napkinXC PLT), noisy/clean prediction (peer = clean predict
 Paper (Eurlex-4K): adversarial/normal training 13.9x, noisy/clean prediction up to 14x.
 Targets: adversarial/normal <= 2.5x and noisy/clean <= 3x with support noise.
 
+Where the training time goes (columns of the results file):
+  dup_ratio        training on the clean rows twice, no noise: the floor of any augment_ratio=1 scheme;
+  c2_ratio         normal training with liblinear_c doubled: duplicating every row is the same
+                   LIBLINEAR problem as doubling C, so dup_ratio ~ 2 x c2_ratio;
+  tree_build_share napkinXC's tree building (PLT.build_tree) on the augmented data, as a share of
+                   the adversarial training time: reusing a tree built on clean data cannot save more.
+
 Uses $MLXPLAIN_DATA (../shared/data) when set, otherwise generator data of the same shapes.
-Run: .venv/bin/python benchmarks/bench_extended_plt.py
+Writes the rows to nbs/results/extended_plt/bench.csv (read by the chapter) unless --out is given.
+Run: .venv/bin/python benchmarks/bench_extended_plt.py [--out PATH]
 """
+import argparse
 import os
+import platform
+import tempfile
 import time
+from pathlib import Path
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+from napkinxc.models import PLT
+from mlxplain.experiments import results_dir
 from mlxplain.extended_plt import ExtendedPLT, make_adversarial_set, add_noise, _repro_data, _check_X, _check_Y
 
 
 def _data(name):
     if os.environ.get("MLXPLAIN_DATA"):
         Xtr, Ytr, Xte, Yte, _ = _repro_data(name)
-        return Xtr, Ytr, Xte, Yte
+        return Xtr, Ytr, Xte, Yte, "staged"
     from mlxplain.data import make_label_specific   # generator fallback with the same shape class
     d, C, sparse = {"CAL500": (68, 100, False), "bibtex": (1836, 150, True), "imdb": (1001, 28, True)}[name]
     ds, _ = make_label_specific(n_samples=3000, n_features=d, n_labels=C, sparse=sparse, random_state=0)
     X, Y = _check_X(ds.X), _check_Y(ds.Y, ds.X.shape[0])
-    return X[:2000], Y[:2000], X[2000:], Y[2000:]
+    return X[:2000], Y[:2000], X[2000:], Y[2000:], "generator"
 
 
 # CPU seconds (process_time; napkinXC runs with one thread): the machine this runs on is shared,
@@ -35,47 +50,64 @@ def _data(name):
 clock = time.process_time
 
 
-def _best(f, reps=3):
-    "Best CPU time of `reps` calls (the first call is a warm-up that loads the model)."
-    f(); ts = []
+def _best(f, reps=3, warmup=True):
+    "Best CPU time of `reps` calls (optionally after a warm-up call, e.g. napkinXC's lazy model load)."
+    if warmup: f()
+    ts = []
     for _ in range(reps):
         t = clock(); f(); ts.append(clock() - t)
     return min(ts)
 
 
-def main(sets=("CAL500", "bibtex", "imdb"), sigma_train=0.05, sigma_test=0.1):
+def _fit(X, Y, **kw):
+    return lambda: ExtendedPLT(seed=0, **kw).fit(X, Y)
+
+
+def main(sets=("CAL500", "bibtex", "imdb"), sigma_train=0.05, sigma_test=0.1, reps=3, out=None):
     rows = []
     for name in sets:
-        Xtr, Ytr, Xte, Yte = _data(name)
-        t = clock(); normal = ExtendedPLT(seed=0).fit(Xtr, Ytr); t_norm = clock() - t
-        pred_clean = _best(lambda: normal.predict(Xte, 5))
-        t = clock(); ExtendedPLT(seed=0).fit(sp.vstack([Xtr, Xtr], format="csr"), sp.vstack([Ytr, Ytr], format="csr"))
-        t_dup = clock() - t   # the floor for any augment_ratio=1 scheme: the same rows twice, no noise
-        print(f"\n== {name}: train {Xtr.shape}, nnz/row {Xtr.nnz / Xtr.shape[0]:.1f}, {Ytr.shape[1]} labels; "
+        Xtr, Ytr, Xte, Yte, source = _data(name)
+        t_norm = _best(_fit(Xtr, Ytr), reps, warmup=False)
+        t_c2 = _best(_fit(Xtr, Ytr, liblinear_c=20.0), reps, warmup=False)
+        t_dup = _best(_fit(sp.vstack([Xtr, Xtr], format="csr"), sp.vstack([Ytr, Ytr], format="csr")), reps, warmup=False)
+        normal = ExtendedPLT(seed=0).fit(Xtr, Ytr)
+        pred_clean = _best(lambda: normal.predict(Xte, 5), reps)
+        print(f"\n== {name} ({source}): train {Xtr.shape}, nnz/row {Xtr.nnz / Xtr.shape[0]:.1f}, {Ytr.shape[1]} labels; "
               f"normal training {t_norm:.2f} CPU-s, clean top-5 prediction {pred_clean:.3f} CPU-s; "
-              f"training on an exact duplicate (no noise) {t_dup / t_norm:.2f}x")
+              f"exact duplicate {t_dup / t_norm:.2f}x, C doubled {t_c2 / t_norm:.2f}x", flush=True)
         for noise in ("support", "dense"):
-            t = clock()
-            Xa, Ya, _ = make_adversarial_set(Xtr, Ytr, sigma_train, 1.0, noise, 0)
-            t_aug = clock() - t
-            t = clock(); ExtendedPLT(seed=0).fit(Xa, Ya); t_adv = clock() - t
+            aug = lambda: make_adversarial_set(Xtr, Ytr, sigma_train, 1.0, noise, 0)
+            t_aug = _best(aug, 1 if noise == "dense" else reps, warmup=False)
+            Xa, Ya, _ = aug()
+            t_adv = _best(_fit(Xa, Ya), 1 if noise == "dense" else reps, warmup=False)   # dense: one run (it is the slow one)
+            with tempfile.TemporaryDirectory() as d:
+                t = clock(); PLT(d, seed=0, threads=1).build_tree(Xa, Ya.astype(np.float32)); t_tree = clock() - t
             Xn = add_noise(Xte, sigma_test, noise, 0)
-            pred_noisy = _best(lambda: normal.predict(Xn, 5))
-            r = dict(data=name, noise=noise, train_ratio=(t_aug + t_adv) / t_norm, pred_ratio=pred_noisy / pred_clean, dup_ratio=t_dup / t_norm,
-                     nnz_ratio_train=Xa.nnz / Xtr.nnz, nnz_ratio_test=Xn.nnz / Xte.nnz)
+            pred_noisy = _best(lambda: normal.predict(Xn, 5), reps)
+            r = dict(data=name, source=source, noise=noise, n_train=Xtr.shape[0], n_features=Xtr.shape[1], n_labels=Ytr.shape[1],
+                     normal_train_cpu=t_norm, adversarial_train_cpu=t_aug + t_adv, augment_cpu=t_aug, tree_build_cpu=t_tree,
+                     train_ratio=(t_aug + t_adv) / t_norm, dup_ratio=t_dup / t_norm, c2_ratio=t_c2 / t_norm,
+                     tree_build_share=t_tree / t_adv, clean_predict_cpu=pred_clean, noisy_predict_cpu=pred_noisy,
+                     pred_ratio=pred_noisy / pred_clean, nnz_ratio_train=Xa.nnz / Xtr.nnz, nnz_ratio_test=Xn.nnz / Xte.nnz)
             rows.append(r)
             print(f"  {noise:7s} noise: adversarial/normal training {r['train_ratio']:5.2f}x "
-                  f"({t_aug + t_adv:.2f}s incl. {t_aug:.2f}s augmentation; training nnz x{r['nnz_ratio_train']:.1f}) | "
-                  f"noisy/clean prediction {r['pred_ratio']:5.2f}x (test nnz x{r['nnz_ratio_test']:.1f})")
+                  f"({t_aug + t_adv:.2f}s incl. {t_aug:.2f}s augmentation, {t_tree:.2f}s tree building; training nnz x{r['nnz_ratio_train']:.1f}) | "
+                  f"noisy/clean prediction {r['pred_ratio']:5.2f}x (test nnz x{r['nnz_ratio_test']:.1f})", flush=True)
+    df = pd.DataFrame(rows)
+    df.attrs["machine"] = platform.platform()
     print("\nsummary, CPU-time ratios (ours = adversarial training or noisy prediction; peer = normal training / clean prediction of the same napkinXC PLT)")
-    print(f"{'data':8s} {'noise':8s} {'train adv/normal':>17s} {'(exact duplicate)':>18s} {'pred noisy/clean':>17s}")
-    for r in rows:
-        print(f"{r['data']:8s} {r['noise']:8s} {r['train_ratio']:16.2f}x {r['dup_ratio']:17.2f}x {r['pred_ratio']:16.2f}x")
-    sup = [r for r in rows if r["noise"] == "support"]
-    print(f"targets with support noise: training <= 2.5x: {all(r['train_ratio'] <= 2.5 for r in sup)}, "
-          f"prediction <= 3x: {all(r['pred_ratio'] <= 3 for r in sup)}")
-    return rows
+    print(df[["data", "noise", "train_ratio", "dup_ratio", "c2_ratio", "tree_build_share", "pred_ratio"]].round(3).to_string(index=False))
+    sup = df[df.noise == "support"]
+    print(f"targets with support noise: training <= 2.5x: {bool((sup.train_ratio <= 2.5).all())}, "
+          f"prediction <= 3x: {bool((sup.pred_ratio <= 3).all())}")
+    out = Path(out) if out else results_dir("extended_plt") / "bench.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    df.assign(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), cpu_count=os.cpu_count()).to_csv(out, index=False)
+    print(f"wrote {out}")
+    return df
 
 
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=None, help="CSV path (default nbs/results/extended_plt/bench.csv)")
+    main(out=ap.parse_args().out)

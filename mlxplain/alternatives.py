@@ -9,12 +9,13 @@ from fractions import Fraction
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'UNIVARIATE', 'REPRO_DATASETS', 'QUICK_DATASETS', 'PAPER_TABLE3', 'PAPER_TABLE5', 'PAPER_TABLE6',
-           'PAPER_TABLE4', 'PAPER_FIG1_MCC', 'dice_dissimilarity', 'max_overlap', 'dice_linear_holds',
-           'dice_fixed_k_holds', 'mi_qualities', 'model_gain_qualities', 'feature_mi_matrix', 'mrmr_value',
-           'wrapper_mcc', 'solve_alternatives', 'greedy_replacement', 'greedy_balancing', 'greedy_depth_search',
-           'greedy_wrapper', 'AlternativeFeatureSelector', 'crosscheck_alfese', 'label_specific_alternatives',
-           'shared_vs_specific', 'summarize', 'within_run_stats', 'reproduce', 'demo']
+__all__ = ['OBJECTIVES', 'UNIVARIATE', 'REPRO_DATASETS', 'QUICK_DATASETS', 'REPRO_DESIGN', 'PAPER_DESIGN', 'PAPER_TABLE3',
+           'PAPER_TABLE5', 'PAPER_TABLE6', 'PAPER_TABLE4', 'PAPER_FIG1_MCC', 'dice_dissimilarity', 'max_overlap',
+           'dice_linear_holds', 'dice_fixed_k_holds', 'mi_qualities', 'model_gain_qualities', 'feature_mi_matrix',
+           'mrmr_value', 'wrapper_mcc', 'cpsat_error_bound', 'solve_alternatives', 'greedy_replacement',
+           'greedy_balancing', 'greedy_depth_search', 'greedy_wrapper', 'AlternativeFeatureSelector',
+           'crosscheck_alfese', 'label_specific_alternatives', 'shared_vs_specific', 'summarize', 'within_run_stats',
+           'reproduce', 'demo']
 
 # %% ../nbs/40_alternatives.ipynb #bfb1f4e7
 import numpy as np
@@ -45,8 +46,10 @@ def _tau_fraction(tau: float) -> Fraction:
 def dice_linear_holds(s1, s2, tau: float) -> bool:  # s1, s2: 0/1 selection vectors of equal length
     "Evaluate the *linearised* Dice constraint (Eqs. 4–6) for two selection vectors of any sizes."
     s1, s2 = np.asarray(s1, dtype=np.int64), np.asarray(s2, dtype=np.int64)
-    t = np.minimum(s1, s2)  # the unique t_j allowed by Eq. 6 for binary s1_j, s2_j
-    assert np.all((t <= s1) & (t <= s2) & (1 + t >= s1 + s2))
+    # Eq. 6 per feature: the binary t_j with t_j <= s1_j, t_j <= s2_j, 1 + t_j >= s1_j + s2_j (exactly one exists)
+    allowed = [[t for t in (0, 1) if t <= a and t <= b and 1 + t >= a + b] for a, b in zip(s1.tolist(), s2.tolist())]
+    if any(len(ts) != 1 for ts in allowed): raise ValueError("s1, s2 must be 0/1 vectors of equal length")
+    t = np.array([ts[0] for ts in allowed], dtype=np.int64)
     f = _tau_fraction(tau)  # 2 q |F' ∩ F''| <= (q - p) (|F'| + |F''|), all integers
     return 2 * f.denominator * int(t.sum()) <= (f.denominator - f.numerator) * int(s1.sum() + s2.sum())
 
@@ -69,26 +72,36 @@ def _check_X(X, name="X"):
     if not np.all(np.isfinite(X)): raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
     return X
 
-def mi_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels
-    "Feature–target mutual information, normalised to sum 1 (the paper's MI objective)."
-    q = mutual_info_classif(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=random_state)
+_SEED = 25  # the reference implementation's fixed seed; random_state=None means this seed (deterministic by default)
+def _seed(random_state): return _SEED if random_state is None else random_state
+
+def _mi_target(X, y, random_state=None, estimator="regression"):
+    "Raw feature–target MI: 'regression' (alfese: target treated as continuous) or 'classif' (target as classes)."
+    if estimator not in ("regression", "classif"): raise ValueError(f"mi_estimator={estimator!r}: use 'regression' (as alfese) or 'classif'")
+    f = mutual_info_regression if estimator == "regression" else mutual_info_classif
+    y = np.asarray(y, dtype=float) if estimator == "regression" else y
+    return f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+
+def mi_qualities(X, y, random_state=None, estimator="regression") -> np.ndarray:  # X: (m, n); y: (m,) class labels
+    "Feature–target mutual information, normalised to sum 1 (the paper's MI objective; seed 25 when random_state is None)."
+    q = _mi_target(X, y, random_state, estimator)
     return q / q.sum() if q.sum() > 0 else q
 
 def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels
     "Impurity importances of a decision tree with entropy splits (the paper's Model Gain), sum 1."
-    return DecisionTreeClassifier(criterion="entropy", random_state=random_state).fit(X, y).feature_importances_.astype(float)
+    return DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state)).fit(X, y).feature_importances_.astype(float)
 
 def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
     "n×n feature–feature mutual information (row j: MI of every feature with feature j), zero diagonal."
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
-    R = np.vstack([mutual_info_regression(X, X[:, j], random_state=random_state) for j in range(X.shape[1])])
+    R = np.vstack([mutual_info_regression(X, X[:, j], random_state=_seed(random_state)) for j in range(X.shape[1])])
     np.fill_diagonal(R, 0.0)
     return R
 
-def _mrmr_data(X, y, random_state=None):
+def _mrmr_data(X, y, random_state=None, estimator="regression"):
     "Relevance vector and redundancy matrix for mRMR, jointly max-normalised to [0, 1] (as the paper)."
     X = X.toarray() if sp.issparse(X) else X
-    rel = mutual_info_classif(X, y, discrete_features=False, random_state=random_state)
+    rel = _mi_target(X, y, random_state, estimator)
     R = feature_mi_matrix(X, random_state)
     mx = max(rel.max(), R.max()) or 1.0
     return rel / mx, R / mx
@@ -105,7 +118,7 @@ def mrmr_value(idx, rel, R) -> float:  # idx: selected features; rel: (n,); R: (
     red = R[np.ix_(idx, idx)].sum() / (k * (k - 1)) if k > 1 else 0.0
     return float(rel[idx].sum() / k - red)
 
-def wrapper_mcc(X, y, idx, random_state=25) -> float:  # idx: selected features
+def wrapper_mcc(X, y, idx, random_state=_SEED) -> float:  # idx: selected features
     "Greedy Wrapper quality: decision-tree (entropy) MCC on a stratified 80:20 holdout of (X, y)."
     from mlxplain.metrics import mcc
     if len(idx) == 0: return float("nan")
@@ -120,11 +133,48 @@ _SCIP_STATUS = {pywraplp.Solver.OPTIMAL: "optimal", pywraplp.Solver.FEASIBLE: "f
 
 _CPSAT_PARAMS = {}  # extra CP-SAT parameters (experiments)
 _FAST_OPTS = {"cut": True, "order": True}  # parts of formulation='fast' (ablation)
+_CPSAT_INT_MAX = 2**31 - 1  # largest integer we let into a CP-SAT model (coefficient or variable bound), see the text
+_MAX_PRECISION = 9  # default: at most 9 significant decimals relative to the largest coefficient
+
+def _int_multiplier(kind, k, nf, n_sets, aggregation, formulation, counts=False) -> int:
+    "Largest integer of the CP-SAT model in units of 10**precision (every real coefficient is <= 1 after relative scaling)."
+    if counts: return n_sets  # count relaxation: objective coefficients q_j * c_j with c_j <= n_sets
+    L = 1
+    if kind == "mrmr": L = nf + 1 if formulation == "paper" else k  # big-M (global row sum) vs. per-row bound on z_j
+    if aggregation == "min" and n_sets > 1: L = max(L, k * k + 1 if kind == "mrmr" else k + 1)  # domain of the min variable
+    return L
+
+def _cpsat_precision(L: int, precision=None) -> int:
+    "Decimals kept (relative to the largest coefficient): `precision`, checked, or the largest safe value <= 9."
+    p_max = int(math.floor(math.log10(_CPSAT_INT_MAX / L)))
+    if precision is None: return min(_MAX_PRECISION, p_max)
+    if isinstance(precision, bool) or not isinstance(precision, (int, np.integer)) or precision < 0:
+        raise ValueError(f"precision={precision!r}: must be a non-negative integer (decimals kept relative to the largest coefficient)")
+    if L * 10 ** int(precision) > _CPSAT_INT_MAX:
+        raise ValueError(f"precision={precision}: the CP-SAT model would hold integers up to {L * 10 ** int(precision):.3g} > 2**31-1 "
+                         f"(CP-SAT's presolve returns wrong 'optimal' results beyond that); use precision <= {p_max} or precision=None")
+    return int(precision)
+
+def _qmax(problem, k, feats=None) -> float:
+    "Largest absolute real coefficient of the objective (the unit of relative scaling)."
+    f = np.arange(problem["n"]) if feats is None else np.asarray(feats)
+    if problem["kind"] == "mrmr":
+        return float(max((k - 1) * np.abs(problem["rel"][f]).max(initial=0), np.abs(problem["R"][np.ix_(f, f)]).max(initial=0))) or 1.0
+    return float(np.abs(problem["q"][f]).max(initial=0)) or 1.0
+
+def cpsat_error_bound(problem: dict, k: int, n_sets: int = 1, aggregation: str = "sum", precision=None, formulation="paper") -> float:
+    "Largest possible gap between the true optimum and the true objective of CP-SAT's 'optimal' solution (rounding only)."
+    nf = problem["n"]
+    counts = formulation == "fast" and problem["kind"] == "linear" and aggregation == "sum" and n_sets > 1  # count relaxation path
+    p = _cpsat_precision(_int_multiplier(problem["kind"], k, nf, n_sets, aggregation, formulation, counts), precision)
+    u = _qmax(problem, k) * 10.0 ** -p  # one integer unit, in objective units
+    per_set = k * u / (k - 1) if problem["kind"] == "mrmr" else k * u  # 2 x (rounding error of one set's objective)
+    return per_set if (aggregation == "min" and n_sets > 1) else n_sets * per_set
 
 class _CpSatModel:
-    "Thin CP-SAT adaptor: integer coefficients scaled by 10**precision."
-    def __init__(self, precision=9, time_limit=None, random_state=None, n_jobs=1):
-        self.m, self.scale, self.time_limit = cp_model.CpModel(), 10 ** precision, time_limit
+    "Thin CP-SAT adaptor: real coefficients x enter as round(x * 10**precision / qmax)."
+    def __init__(self, precision=9, time_limit=None, random_state=None, n_jobs=1, qmax=1.0):
+        self.m, self.scale, self.time_limit = cp_model.CpModel(), 10 ** precision / qmax, time_limit
         self.seed, self.n_jobs, self.fixed, self.extra = int(random_state or 0) % (2**31), n_jobs, [], {}
     def c(self, x): return int(round(float(x) * self.scale))
     def bools(self, n, name): return [self.m.new_bool_var(f"{name}_{j}") for j in range(n)]
@@ -145,15 +195,20 @@ class _CpSatModel:
         if self.time_limit is not None: s.parameters.max_time_in_seconds = float(self.time_limit)
         for key, v in {**self.extra, **_CPSAT_PARAMS}.items(): setattr(s.parameters, key, v)
         self._s = s
-        return _CPSAT_STATUS.get(s.solve(model), "not solved")
+        st = s.solve(model)
+        if st == cp_model.MODEL_INVALID:  # a bug in the formulation, never a search outcome
+            raise RuntimeError(f"CP-SAT rejected the model as invalid: {model.validate()}")
+        return _CPSAT_STATUS.get(st, "not solved")
     def val(self, v): return self._s.value(v)
 
 class _ScipModel:
-    "Thin pywraplp/SCIP adaptor (the paper's solver): real coefficients, one thread."
-    def __init__(self, precision=None, time_limit=None, random_state=None, n_jobs=1):
+    "Thin pywraplp/SCIP adaptor (the paper's solver): real coefficients, one thread, relative MIP gap 0."
+    def __init__(self, precision=None, time_limit=None, random_state=None, n_jobs=1, qmax=1.0):
         self.m = pywraplp.Solver.CreateSolver("SCIP")
         self.m.SetNumThreads(1); self.fixed = []
-        if time_limit is not None: self.m.SetTimeLimit(int(1000 * time_limit))
+        if time_limit is not None: self.m.SetTimeLimit(max(1, int(round(1000 * time_limit))))  # ms; 0 would mean "no limit"
+        self.params = pywraplp.MPSolverParameters()
+        self.params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 0.0)  # default 1e-4: "optimal" within 0.01 %
     def c(self, x): return float(x)
     def bools(self, n, name): return [self.m.BoolVar(f"{name}_{j}") for j in range(n)]
     def real(self, lb, ub, name): return self.m.NumVar(lb, ub, name)
@@ -165,8 +220,9 @@ class _ScipModel:
     def maximize(self, expr): self.m.Maximize(expr)
     def solve(self):
         for v, val in self.fixed: v.SetBounds(val, val)
-        st = self.m.Solve()
+        st = self.m.Solve(self.params)
         for v, _ in self.fixed: v.SetBounds(0, 1)
+        if st == pywraplp.Solver.MODEL_INVALID: raise RuntimeError("SCIP (pywraplp) rejected the model as invalid")
         return _SCIP_STATUS.get(st, "not solved")
     def val(self, v): return v.solution_value()
 
@@ -175,6 +231,7 @@ def _backend(solver, **kw):
     if solver == "scip": return _ScipModel(**kw)
     raise ValueError(f"solver={solver!r}: use 'cpsat' or 'scip'")
 
+
 # %% ../nbs/40_alternatives.ipynb #4ff650d8
 def _preselect(q, n_keep, must, must_not):
     "Indices of the `n_keep` best allowed features (Appendix A.4), plus the `must` features."
@@ -182,9 +239,15 @@ def _preselect(q, n_keep, must, must_not):
     top = allowed[np.argsort(-q[allowed], kind="stable")[:n_keep]]
     return np.union1d(top, must).astype(int)
 
-def _counts_relaxation(q, k, n_sets, ov):
+def _cpsat_check(st, m):
+    "Raise on MODEL_INVALID (a bug in our model, not a search outcome); pass other statuses through."
+    if st == cp_model.MODEL_INVALID: raise RuntimeError(f"CP-SAT rejected the model as invalid: {m.validate()}")
+    return st
+
+def _counts_relaxation(q, k, n_sets, ov, precision=None):
     "CP-SAT model of the count relaxation for sum-aggregation: c_j = number of sets using feature j."
-    m = cp_model.CpModel(); n = len(q); scale = 10 ** 9
+    m = cp_model.CpModel(); n = len(q)
+    scale = 10 ** _cpsat_precision(_int_multiplier("linear", k, n, n_sets, "sum", "fast", counts=True), precision) / (float(np.abs(q).max(initial=0)) or 1.0)
     x = [[m.new_bool_var(f"x{j}_{v}") for v in range(n_sets + 1)] for j in range(n)]  # c_j = v
     for j in range(n): m.add_exactly_one(x[j])
     m.add(sum(v * x[j][v] for j in range(n) for v in range(1, n_sets + 1)) == n_sets * k)
@@ -210,25 +273,25 @@ def _realize_counts(c, k, n_sets, ov, time_limit, seed):
         for l in range(n_sets): m.add(S[l][j0] == int(l < c[j0]))
     sol = cp_model.CpSolver(); sol.parameters.num_workers = 1; sol.parameters.random_seed = seed
     if time_limit is not None: sol.parameters.max_time_in_seconds = max(0.01, time_limit)
-    st = sol.solve(m)
+    st = _cpsat_check(sol.solve(m), m)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [np.flatnonzero([sol.value(S[l][j]) for j in range(n)]) for l in range(n_sets)], "found"
     return None, "infeasible" if st == cp_model.INFEASIBLE else "unknown"
 
 _COUNT_ROUNDS = []  # rounds the last call needed (diagnostics)
 
-def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=20):
+def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=20, precision=None):
     """Exact sum-aggregated simultaneous search for univariate qualities: maximise over count vectors
     (a relaxation), then realise the best one as sets; unrealisable count vectors get a no-good cut."""
     t0 = time.perf_counter(); ov = max_overlap(k, tau)
     left = lambda: None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    m, x = _counts_relaxation(q, k, n_sets, ov)
+    m, x = _counts_relaxation(q, k, n_sets, ov, precision)
     for r in range(max_rounds):
         sol = cp_model.CpSolver(); sol.parameters.num_workers = 1; sol.parameters.random_seed = seed
         if left() is not None:
             if left() <= 0: return None, "not solved"
             sol.parameters.max_time_in_seconds = left()
-        st = sol.solve(m)
+        st = _cpsat_check(sol.solve(m), m)
         if st == cp_model.INFEASIBLE: return None, "infeasible"
         if st != cp_model.OPTIMAL: return None, "not solved"
         c = [next(v for v in range(n_sets + 1) if sol.value(x[j][v])) for j in range(len(q))]
@@ -249,7 +312,7 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
                        time_limit: float | None = 60.0,  # seconds per unknown set (the paper: 60 s × sets); None = no limit
                        preselect: bool = False,  # drop all but the (a+1)k best features (univariate only)
                        must=(), must_not=(),  # features forced into / out of every set
-                       precision: int = 9,  # CP-SAT: decimals kept of real coefficients
+                       precision: int | None = None,  # CP-SAT: decimals kept relative to the largest coefficient (None: largest safe, <= 9)
                        random_state=None, n_jobs: int = 1,
                        return_model: bool = False):
     "One solver call of alternative feature selection; returns (sets, status, seconds)."
@@ -267,7 +330,7 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
         t0 = time.perf_counter()  # sum-aggregation: count relaxation + realisation (exact, see the notes above)
         order = feats[np.argsort(-problem["q"][feats], kind="stable")]
         sets, status = _solve_sum_by_counts(problem["q"][order], k, tau, n_sets, None if time_limit is None else time_limit * n_sets,
-                                            int(random_state or 0) % (2**31))
+                                            int(random_state or 0) % (2**31), precision=precision)
         secs = time.perf_counter() - t0
         if status != "rounds":
             sets = [np.sort(order[s_]) for s_ in sets] if sets is not None else [None] * n_sets
@@ -275,10 +338,11 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
             return sets, status, secs
         if time_limit is not None: time_limit = max(0.01, time_limit - secs / n_sets)
         t_counts = secs
-    if kind == "mrmr": precision = min(precision, 6)  # observed: CP-SAT returned a wrong 'optimal' with 1e9-scaled big-M rows
-    m = _backend(solver, precision=precision, time_limit=None if time_limit is None else time_limit * n_sets,
-                 random_state=random_state, n_jobs=n_jobs)
     nf, ov = len(feats), max_overlap(k, tau)
+    if solver == "cpsat" and kind != "wrapper":  # relative scaling; integers stay <= 2**31 - 1 (see "Solver back-ends")
+        precision = _cpsat_precision(_int_multiplier(kind, k, nf, n_sets, aggregation, formulation), precision)
+    m = _backend(solver, precision=precision or 0, time_limit=None if time_limit is None else time_limit * n_sets,
+                 random_state=random_state, n_jobs=n_jobs, qmax=_qmax(problem, k, feats) if kind != "wrapper" else 1.0)
     S = [m.bools(nf, f"s{l}") for l in range(n_sets)]
     for s in S:
         m.add(m.sum(s) == k)
@@ -300,7 +364,8 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
                         else:
                             m.add_clause([t[i]], [a_, b_])  # t >= a + b - 1
                     m.add(m.sum(t) <= ov)
-            if formulation == "fast" and n_sets > 2 and _FAST_OPTS["cut"]:  # counting cut: sum_j C(c_j, 2) <= ov * C(a+1, 2)
+            if formulation == "fast" and n_sets > 2 and _FAST_OPTS["cut"] and not (kind == "mrmr" and aggregation == "min"):
+                # counting cut: sum_j C(c_j, 2) <= ov * C(a+1, 2) (measured: helps except for mRMR with min-aggregation)
                 p = [m.real(0, n_sets * (n_sets - 1) // 2, f"p{i}") for i in range(nf)]
                 for i in range(nf):
                     c_i = m.sum([s[i] for s in S])
@@ -318,9 +383,10 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
         rel, R = problem["rel"][feats], problem["R"][np.ix_(feats, feats)]
         crel = [m.c((k - 1) * x) for x in rel]
         CR = [[m.c(x) for x in row] for row in R]
-        M = max(sum(row) for row in CR) + m.c(1)
+        M = max(sum(max(c, 0) for c in row) for row in CR) + 1  # big-M: any A_j fits (the paper's and alfese's choice, in our units)
+        Mj = [sum(sorted(max(c, 0) for c in row)[::-1][:k - 1]) for row in CR]  # fast: a selected j has k-1 partners
         for l, s in enumerate(S):
-            z = [m.real(0, M, f"z{l}_{i}") for i in range(nf)]
+            z = [m.real(0, M if formulation == "paper" else Mj[i], f"z{l}_{i}") for i in range(nf)]
             for i in range(nf):
                 A = m.lin(CR[i], s)
                 if formulation == "paper": m.add(z[i] >= M * (s[i] - 1) + A)
@@ -331,7 +397,7 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
             for l in range(n_sets - 1): m.add(Q[l] >= Q[l + 1])  # symmetry breaking
         if aggregation == "sum" or n_sets == 1: m.maximize(m.sum(Q) if n_sets > 1 else Q[0])
         else:
-            if kind == "mrmr": bound = m.c(k * (k - 1) * 2) + 1
+            if kind == "mrmr": bound = k * max(abs(c) for c in crel) + k * (k - 1) * max(max(abs(c) for c in row) for row in CR) + 1
             else: bound = k * max(abs(c) for c in cq) + 1
             qmin = m.real(-bound, bound, "Qmin")
             for q_ in Q: m.add(qmin <= q_)
@@ -372,15 +438,27 @@ def greedy_balancing(q, k: int, n_alternatives: int, tau: float):  # q: (n,) uni
         sets[l].append(j); Qrel[l] += q[j]
     return [np.sort(np.array(s, dtype=int)) for s in sets]
 
-def greedy_depth_search(q, k: int, n_alternatives: int, tau: float):  # q: (n,) univariate qualities
-    "Greedy Depth Search (Algorithm 4): k-subsets in lexicographic position order, kept if alternative."
+def greedy_depth_search(q, k: int, n_alternatives: int, tau: float,  # q: (n,) univariate qualities
+                        max_iters: int | None = 1_000_000,  # candidate k-subsets examined at most (None: no cap)
+                        time_limit: float | None = None,  # seconds (None: no limit)
+                        return_statuses: bool = False):  # also return one status per set
+    """Greedy Depth Search (Algorithm 4): k-subsets in lexicographic position order, kept if alternative.
+    Statuses: 'feasible' (found), 'infeasible' (all C(n, k) subsets tried: no further alternative to the sets found),
+    'not solved' (stopped by `max_iters` or `time_limit` first)."""
     q = np.asarray(q, dtype=float); order = _sorted_features(q); ov = max_overlap(k, tau); out = []
+    t0, it, missing = time.perf_counter(), 0, "infeasible"
     for positions in itertools.combinations(range(len(q)), k):
+        if (max_iters is not None and it >= max_iters) or (time_limit is not None and it % 1024 == 0 and time.perf_counter() - t0 > time_limit):
+            missing = "not solved"; break
+        it += 1
         cand = set(order[list(positions)].tolist())
         if all(len(cand & F) <= ov for F in out): out.append(cand)
         if len(out) == n_alternatives + 1: break
-    out = [np.sort(np.array(sorted(F), dtype=int)) for F in out]
-    return out + [None] * (n_alternatives + 1 - len(out))
+    sets = [np.sort(np.array(sorted(F), dtype=int)) for F in out]
+    statuses = ["feasible"] * len(sets) + [missing] * (n_alternatives + 1 - len(sets))
+    sets = sets + [None] * (n_alternatives + 1 - len(sets))
+    return (sets, statuses) if return_statuses else sets
+
 
 # %% ../nbs/40_alternatives.ipynb #6e4cb797
 def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision tree
@@ -392,7 +470,7 @@ def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision t
     m, S, feats = solve_alternatives({"kind": "wrapper", "n": X.shape[1]}, k, tau, n_sets, fixed_sets, aggregation,
                                      solver, "paper", time_limit, must=must, must_not=must_not,
                                      random_state=random_state, n_jobs=n_jobs, return_model=True)
-    seed = 25 if random_state is None else random_state
+    seed = _seed(random_state)
     t0 = time.perf_counter(); status = m.solve(); iters = 1
     if status not in ("optimal", "feasible"):
         return [None] * n_sets, [float("nan")] * n_sets, status, time.perf_counter() - t0, iters
@@ -434,9 +512,10 @@ class AlternativeFeatureSelector(BaseEstimator):
                  preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
                  must_select=None,  # features every set must contain
                  must_not_select=None,  # features no set may contain
-                 precision: int = 9,  # CP-SAT: decimals kept of real coefficients
+                 precision: int | None = None,  # CP-SAT: decimals kept relative to the largest coefficient (None: largest safe, <= 9)
                  max_iters: int = 1000,  # Greedy Wrapper: maximum solver calls
-                 random_state=None,  # seeds MI estimation, trees and the solver
+                 mi_estimator: str = "regression",  # feature–target MI: 'regression' (as alfese) or 'classif'
+                 random_state=None,  # seeds MI estimation, trees and the solver (None: seed 25 as alfese, deterministic)
                  n_jobs: int = 1):  # CP-SAT workers
         for key, v in locals().items():
             if key != "self": setattr(self, key, v)
@@ -474,6 +553,8 @@ class AlternativeFeatureSelector(BaseEstimator):
         kind = "user" if user else obj
         if self.method != "solver" and kind not in UNIVARIATE:
             raise ValueError(f"method={self.method!r} needs univariate qualities (objective 'mi', 'model_gain' or a vector), got {kind!r}")
+        if self.mi_estimator not in ("regression", "classif"):
+            raise ValueError(f"mi_estimator={self.mi_estimator!r}: use 'regression' (as alfese) or 'classif'")
         if kind == "mrmr" and self.k < 2: raise ValueError("objective='mrmr' needs k >= 2 (redundancy is averaged over pairs)")
         must = np.unique(np.asarray([] if self.must_select is None else self.must_select, dtype=int))
         must_not = np.unique(np.asarray([] if self.must_not_select is None else self.must_not_select, dtype=int))
@@ -488,10 +569,10 @@ class AlternativeFeatureSelector(BaseEstimator):
     def _problem(self, X, y, kind):
         rs = self.random_state
         if kind == "user": return {"kind": "linear", "q": np.asarray(self.objective, dtype=float), "n": len(self.objective)}
-        if kind == "mi": return {"kind": "linear", "q": mi_qualities(X, y, rs), "n": X.shape[1]}
+        if kind == "mi": return {"kind": "linear", "q": mi_qualities(X, y, rs, self.mi_estimator), "n": X.shape[1]}
         if kind == "model_gain": return {"kind": "linear", "q": model_gain_qualities(X, y, rs), "n": X.shape[1]}
         if kind == "wrapper": return {"kind": "wrapper", "n": X.shape[1]}
-        rel, R = _mrmr_data(X, y, rs)
+        rel, R = _mrmr_data(X, y, rs, self.mi_estimator)
         if kind == "mrmr": return {"kind": "mrmr", "rel": rel, "R": R, "n": X.shape[1]}
         q = rel / rel.sum() if rel.sum() > 0 else rel  # fcbf: normalised MI objective, raw MI in the constraints
         return {"kind": "fcbf", "q": q, "pairs": _fcbf_pairs(rel, R), "n": X.shape[1]}
@@ -519,8 +600,15 @@ class AlternativeFeatureSelector(BaseEstimator):
         tl = 60.0 if self.time_limit is None else self.time_limit
         if self.method != "solver":
             fn, self.search_ = _HEURISTICS[self.method]
-            t0 = time.perf_counter(); sets = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau); dt = time.perf_counter() - t0
-            for s in sets: self._append(s, self._quality(s), "feasible" if s is not None else "not solved", dt)
+            t0 = time.perf_counter()
+            if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
+                sets, sts = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau, time_limit=tl * (self.n_alternatives + 1),
+                               return_statuses=True)
+            else:
+                sets = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau)
+                sts = ["feasible" if s is not None else "not solved" for s in sets]
+            dt = time.perf_counter() - t0
+            for s, st in zip(sets, sts): self._append(s, self._quality(s), st, dt)
         elif self.search == "sequential":
             self.search_ = "sequential"
             for _ in range(self.n_alternatives + 1): self._step(tl)
@@ -577,7 +665,7 @@ class AlternativeFeatureSelector(BaseEstimator):
         X = _check_X(X)
         if self.kind_ == "wrapper":
             yy = np.asarray(y).ravel()
-            return np.array([float("nan") if s is None else wrapper_mcc(X, yy, s, 25 if self.random_state is None else self.random_state)
+            return np.array([float("nan") if s is None else wrapper_mcc(X, yy, s, _seed(self.random_state))
                              for s in self.feature_sets_])
         p = self._problem(X, y, self.kind_)
         return np.array([self._quality(s, p) for s in self.feature_sets_])
@@ -606,7 +694,7 @@ def _alfese_run(problem, k, tau, a, search, aggregation):
 def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alternatives)
                       settings,  # iterable of (k, tau, a, search, aggregation)
                       solver="cpsat", formulation="paper"):
-    "Table of our and alfese's optimal objective values on the same problems (sum, or min for min-aggregation)."
+    "Our and alfese's statuses (set by set) and optimal objective values (sum, or min for min-aggregation) on the same problems."
     rows = []
     for name, p in problems.items():
         for k, tau, a, search, agg in settings:
@@ -622,12 +710,16 @@ def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alte
             else: ours = np.array([np.nan if s is None else p["q"][s].sum() for s in sets])
             ref, ref_st, t_ref = _alfese_run(p, k, tau, a, search, agg)
             f = np.nanmin if agg == "min" and search == "simultaneous" else np.nansum
-            both = all(s == "optimal" for s in st + ref_st)
-            o, r_ = (f(ours), f(ref)) if both else (np.nan, np.nan)
+            same = list(st) == list(ref_st)  # statuses must agree set by set (e.g. both 'infeasible' from the same set on)
+            opt = np.array([x == "optimal" for x in st])
+            both = same and bool(opt.any())  # values are compared over the sets both report optimal
+            o, r_ = (float(f(ours[opt])), float(f(ref[opt]))) if both else (np.nan, np.nan)
             rows.append({"problem": name, "k": k, "tau": tau, "a": a, "search": search, "aggregation": agg if search == "simultaneous" else "-",
+                         "status_ours": ",".join(st), "status_alfese": ",".join(ref_st), "same_status": same,
                          "ours": o, "alfese": r_, "rel_diff": abs(o - r_) / max(abs(r_), 1e-12) if both else np.nan,
-                         "both_optimal": both, "ours_s": t_ours, "alfese_s": t_ref})
+                         "both_optimal": both and bool(opt.all()), "ours_s": t_ours, "alfese_s": t_ref})
     return pd.DataFrame(rows)
+
 
 # %% ../nbs/40_alternatives.ipynb #022cfdf9
 def label_specific_alternatives(scores,  # (C, D) per-label qualities, e.g. FALS(...).fit(X, Y).scores_
@@ -668,6 +760,11 @@ def shared_vs_specific(table: pd.DataFrame,  # output of label_specific_alternat
 # %% ../nbs/40_alternatives.ipynb #2bdef112
 REPRO_DATASETS = ["hepatitis", "house_votes_84", "spect", "credit_a"]
 QUICK_DATASETS = ["hepatitis"]
+REPRO_DESIGN = {"k": 5, "taus": [0.2, 0.4, 0.6, 0.8, 1.0], "a_max": 5, "a_max_mrmr_simultaneous": 3, "time_limit_per_set_s": 3.0,
+                "solver": "cpsat", "formulation": "fast", "mi_estimator": "regression", "random_state": 25,
+                "wrapper_max_iters": 100, "wrapper_a_max": 2, "n_folds": 5}  # what reproduce() runs (folds/data sets: below)
+PAPER_DESIGN = {"datasets": 30, "folds": 5, "k": [5, 10], "a_max_sequential": 10, "a_max_simultaneous": 5, "time_limit_per_set_s": 60.0,
+                "solver": "SCIP (pywraplp), 1 thread", "wrapper_max_iters": 1000, "wrapper_searches": "seq., sim. (sum), sim. (min)"}
 PAPER_TABLE3 = pd.DataFrame([  # Table 3 (k = 5, a <= 5): share of statuses in % (infeasible, not solved, feasible, optimal)
     ("FCBF", "seq.", 74.51, 0, 0, 25.49), ("FCBF", "sim. (min)", 73.07, 0, 1.60, 25.33), ("FCBF", "sim. (sum)", 73.07, 0, 2.19, 24.75),
     ("MI", "bal.", 0, 9.20, 90.80, 0), ("MI", "rep.", 0, 9.20, 90.80, 0), ("MI", "seq.", 4.93, 0, 0, 95.07),
@@ -695,23 +792,27 @@ def _test_mcc(Xtr, ytr, Xte, yte, idx, seed):
     m = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(Xtr[:, idx], ytr)
     return float(mcc(yte, m.predict(Xte[:, idx])))
 
-def _repro_cell(dataset, fold, quick=False, data_home=None, k=5, time_limit=3.0, a_max=5, a_mrmr_sim=3, wrapper_iters=100, wrapper_a=2):
+def _repro_cell(dataset, fold, quick=False, data_home=None, design=None):
     "All searches of one (data set, fold) cell of the reproduction; one record per feature set."
+    D = {**REPRO_DESIGN, **(design or {})}
+    k, time_limit, a_max, a_mrmr_sim = D["k"], D["time_limit_per_set_s"], D["a_max"], D["a_max_mrmr_simultaneous"]
+    wrapper_iters, wrapper_a, seed = D["wrapper_max_iters"], D["wrapper_a_max"], D["random_state"]
     from mlxplain.data import load, kfold
     ds = load(dataset, data_home=data_home)
     X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y).astype(int)
-    tr, te = kfold(ds, n_splits=5, random_state=0)[fold]
+    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=0)[fold]
     Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-    rows, taus = [], [0.2, 0.4, 0.6, 0.8, 1.0]
+    rows, taus = [], list(D["taus"])
     base = dict(dataset=dataset, fold=fold, k=k, n_features=X.shape[1])
     def record(sel, objective, search, a, tau, test_q):
         for i, (s, q, st, t) in enumerate(zip(sel.feature_sets_, sel.qualities_, sel.statuses_, sel.times_)):
             rows.append({**base, "objective": _OBJ_NAMES[objective], "search": search, "a": a, "tau": tau, "set": i,
                          "features": None if s is None else " ".join(map(str, s)), "status": st, "time": t,
-                         "train_objective": q, "test_objective": test_q[i], "test_mcc": _test_mcc(Xtr, ytr, Xte, yte, s, 25)})
+                         "train_objective": q, "test_objective": test_q[i], "test_mcc": _test_mcc(Xtr, ytr, Xte, yte, s, seed)})
     for objective in ("mi", "model_gain", "fcbf", "mrmr"):
-        proto = AlternativeFeatureSelector(objective=objective, k=k, n_alternatives=0, tau=0.5, random_state=25, formulation="fast",
-                                           time_limit=time_limit, preselect=objective in ("mi", "model_gain")).fit(Xtr, ytr)
+        proto = AlternativeFeatureSelector(objective=objective, k=k, n_alternatives=0, tau=0.5, random_state=seed, formulation=D["formulation"],
+                                           solver=D["solver"], mi_estimator=D["mi_estimator"], time_limit=time_limit,
+                                           preselect=objective in ("mi", "model_gain")).fit(Xtr, ytr)
         problem, test_problem = proto.problem_, proto._problem(_check_X(Xte), yte, objective)
         def run(**kw):  # reuse the (costly) MI computations across all searches
             sel = AlternativeFeatureSelector(**{**proto.get_params(), **kw})
@@ -735,7 +836,7 @@ def _repro_cell(dataset, fold, quick=False, data_home=None, k=5, time_limit=3.0,
     if wrapper_iters:
         for tau in taus:
             sel = AlternativeFeatureSelector(objective="wrapper", k=k, n_alternatives=wrapper_a, tau=tau, max_iters=wrapper_iters,
-                                             random_state=25, time_limit=time_limit).fit(Xtr, ytr)
+                                             random_state=seed, time_limit=time_limit, solver=D["solver"]).fit(Xtr, ytr)
             tq = sel.score_sets(Xte, yte)
             for a in range(1, wrapper_a + 1):
                 n0 = len(rows); record(sel, "wrapper", "seq.", a, tau, tq); del rows[n0 + a + 1:]
@@ -748,19 +849,27 @@ def summarize(df: pd.DataFrame) -> dict:  # the per-feature-set records of repro
     # each feature set once: sequential rows from the longest prefix, simultaneous/heuristic runs as they are
     seq_full = d[(d.search == "seq.") & (d.a == d.groupby(["dataset", "fold", "objective"]).a.transform("max"))]
     once = pd.concat([seq_full, d[d.search != "seq."]])
+    a_cov = once.groupby(["objective", "search"]).a.agg(lambda s: f"{s.min()}-{s.max()}").rename("a (ours)").reset_index()
     st = once[once.objective != "Greedy Wrapper"].groupby(["objective", "search"]).status.value_counts(normalize=True).mul(100).rename("ours").reset_index()
     p3 = PAPER_TABLE3.melt(["objective", "search"], var_name="status", value_name="paper")
     t3 = paper_vs_ours(p3, st, on=["objective", "search", "status"]).fillna({"ours": 0.0})
     t3["delta"] = t3["ours"] - t3["paper"]
+    t3 = t3.merge(a_cov, on=["objective", "search"], how="left")
+    # Table 4: only objectives with sim. (sum) runs at *every* a, so that all rows average over the same objectives
     sim = once[(once.search == "sim. (sum)") & (once.objective != "Greedy Wrapper")]
+    a_all = sorted(sim.a.unique())
+    common = [o for o, g in sim.groupby("objective") if sorted(g.a.unique()) == a_all]
+    sim = sim[sim.objective.isin(common)]
     s4 = sim.groupby("a").status.value_counts(normalize=True).mul(100).rename("ours").reset_index()
     t4 = paper_vs_ours(PAPER_TABLE4.melt("a", var_name="status", value_name="paper"), s4, on=["a", "status"]).fillna({"ours": 0.0})
     t4["delta"] = t4["ours"] - t4["paper"]
-    runs = once.drop_duplicates(["dataset", "fold", "objective", "search", "a", "tau"] + (["set"] if False else []))
+    t4["objectives (ours)"] = ", ".join(common)
+    runs = once.drop_duplicates(["dataset", "fold", "objective", "search", "a", "tau"])
     seq_times = seq_full.groupby(["objective"]).time.mean().rename("seq.")
     other = runs[runs.search != "seq."].groupby(["objective", "search"]).time.mean().unstack()
     ours5 = pd.concat([seq_times, other], axis=1).reset_index().melt("objective", var_name="search", value_name="ours")
     t5 = paper_vs_ours(PAPER_TABLE5.melt("objective", var_name="search", value_name="paper"), ours5, on=["objective", "search"]).dropna(subset=["paper", "ours"], how="all")
+    t5 = t5.merge(a_cov, on=["objective", "search"], how="left")
     o6 = runs[runs.search == "sim. (sum)"].groupby(["a", "objective"]).time.mean().rename("ours").reset_index()
     t6 = paper_vs_ours(PAPER_TABLE6.melt("a", var_name="objective", value_name="paper"), o6, on=["a", "objective"])
     orig = d[(d.search == "seq.") & (d.a == 1) & (d.set == 0)]
@@ -778,21 +887,31 @@ def within_run_stats(df: pd.DataFrame, objective="Model Gain", k=5) -> pd.DataFr
     return g.std(ddof=0).add_suffix("_std").join(g.mean().add_suffix("_mean")).reset_index()
 
 def reproduce(out_dir, quick: bool = False, data_home=None) -> pd.DataFrame:  # out_dir: where CSV/JSON go
-    "Section 5 of the paper on a documented subset (see the chapter); writes records.csv and the tables."
+    "Section 5 of the paper on a documented subset (see the chapter); writes records.csv, the tables and design.json."
+    import os, platform, ortools, sklearn
     from functools import partial
-    from mlxplain.experiments import run_grid
+    from mlxplain.experiments import run_grid, code_version
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     datasets, folds = (QUICK_DATASETS, [0]) if quick else (REPRO_DATASETS, [0, 1])
-    cell = partial(_repro_cell, data_home=data_home)
+    tag = "_quick" if quick else ""
+    cell = partial(_repro_cell, data_home=data_home, design=REPRO_DESIGN)
     cell.__name__ = "alternatives"
-    df = run_grid(cell, {"dataset": datasets, "fold": folds}, cache=out_dir / ("records_quick.csv" if quick else "records.csv"), desc="alternatives")
+    version = code_version(_repro_cell, solve_alternatives, greedy_wrapper, greedy_replacement, greedy_balancing, _CpSatModel,
+                           _solve_sum_by_counts, AlternativeFeatureSelector, mi_qualities, _mi_target, _mrmr_data, _fcbf_pairs)
+    t0, c0 = time.perf_counter(), time.process_time()
+    df = run_grid(cell, {"dataset": datasets, "fold": folds}, cache=out_dir / f"records{tag}.csv", desc="alternatives", version=version)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tables = summarize(df)
-    for name, t in tables.items(): t.to_csv(out_dir / f"{name}{'_quick' if quick else ''}.csv", index=False)
-    within_run_stats(df).to_csv(out_dir / f"within_runs{'_quick' if quick else ''}.csv", index=False)
-    (out_dir / f"design{'_quick' if quick else ''}.json").write_text(json.dumps(
-        {"datasets": datasets, "folds": folds, "k": [5], "taus": [0.2, 0.4, 0.6, 0.8, 1.0], "a_max": 5, "a_max_mrmr_simultaneous": 3,
-         "time_limit_per_set_s": 3.0, "solver": "cpsat (formulation='fast')", "wrapper": {"max_iters": 100, "a_max": 2, "search": "sequential"}}, indent=1))
+    for name, t in tables.items(): t.to_csv(out_dir / f"{name}{tag}.csv", index=False)
+    within_run_stats(df).to_csv(out_dir / f"within_runs{tag}.csv", index=False)
+    design = {"datasets": datasets, "folds": folds, **REPRO_DESIGN, "paper": PAPER_DESIGN, "code_version": version,
+              "n_records": int(len(df)), "wall_s_this_call": round(wall, 1), "cpu_s_this_call": round(cpu, 1),
+              "note_timing": "calls that reuse cached rows of the same code_version report only the time of the rows they computed",
+              "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "ortools": ortools.__version__,
+                          "sklearn": sklearn.__version__, "load_avg_1min_at_end": round(os.getloadavg()[0], 2)}}
+    (out_dir / f"design{tag}.json").write_text(json.dumps(design, indent=1))
     return df
+
 
 # %% ../nbs/40_alternatives.ipynb #b6f72299
 def demo(out_dir) -> dict:  # out_dir: folder for the figure

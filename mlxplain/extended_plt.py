@@ -5,6 +5,7 @@
 # %% ../nbs/20_extended_plt.ipynb #1856e851
 from __future__ import annotations
 import ctypes
+import numbers
 import os
 import shutil
 import tempfile
@@ -35,15 +36,22 @@ def _check_X(X,                 # features: CSR (preferred), other scipy sparse,
         raise TypeError(f"{name} is a {type(X).__name__}: pass a scipy.sparse CSR matrix or a 2-D numpy array "
                         f"(e.g. scipy.sparse.csr_matrix(np.asarray({name}))).")
     if sp.issparse(X):
+        if X.ndim != 2: raise ValueError(f"{name} must be 2-D (n_samples, n_features); got shape {X.shape}.")
+        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool) or np.issubdtype(X.dtype, np.complexfloating):
+            raise TypeError(f"{name} has dtype {X.dtype}: features must be real numbers.")
         X = sp.csr_matrix(X, dtype=np.float32)  # documented conversion: COO/CSC/... → CSR
     else:
-        try: A = np.asarray(X, dtype=np.float32)
+        A = np.asarray(X)
+        if A.dtype.kind in "USVMm" or np.issubdtype(A.dtype, np.complexfloating):
+            raise TypeError(f"{name} has dtype {A.dtype}: features must be real numbers (encode strings/dates first).")
+        try: A = A.astype(np.float32)     # object arrays of numbers convert; anything else is an error
         except (TypeError, ValueError) as e:
-            raise TypeError(f"{name} must be a CSR matrix or a numeric 2-D array; got {type(X).__name__} ({e})") from None
+            raise TypeError(f"{name} must be a CSR matrix or a numeric 2-D array; got {type(X).__name__} of dtype {A.dtype} ({e})") from None
         if A.ndim != 2: raise ValueError(f"{name} must be 2-D (n_samples, n_features); got shape {A.shape}. "
                                          f"For one instance use {name}.reshape(1, -1).")
         X = sp.csr_matrix(A)
     if X.shape[0] == 0: raise ValueError(f"{name} has 0 rows: pass at least one instance.")
+    if X.shape[1] == 0: raise ValueError(f"{name} has 0 features (columns).")
     if not np.all(np.isfinite(X.data)): raise ValueError(f"{name} contains NaN or infinite values: impute them first.")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features but the model was fitted on {n_features}.")
@@ -64,6 +72,7 @@ def _check_Y(Y,          # labels: CSR/dense 0-1 indicator (n, C) or a list of l
     elif sp.issparse(Y): Y = sp.csr_matrix(Y)
     else:
         Y = np.asarray(Y)
+        if Y.dtype.kind in "USVOMm": raise TypeError(f"Y has dtype {Y.dtype}: pass a 0/1 indicator matrix or a list of label-index lists.")
         if Y.ndim != 2: raise ValueError(f"Y must be 2-D (n_samples, n_labels) or a list of label lists; got shape {Y.shape}")
         Y = sp.csr_matrix(Y)
     if Y.shape[0] != n_samples: raise ValueError(f"X has {n_samples} rows but Y has {Y.shape[0]}: they must match.")
@@ -75,7 +84,7 @@ def _check_Y(Y,          # labels: CSR/dense 0-1 indicator (n, C) or a list of l
 
 def _check_sigma(sigma):
     "Validate a noise standard deviation."
-    if not np.isscalar(sigma) or not np.isfinite(sigma) or sigma < 0:
+    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not np.isfinite(sigma) or sigma < 0:
         raise ValueError(f"sigma={sigma!r}: the noise standard deviation must be a finite number >= 0.")
     return float(sigma)
 
@@ -555,13 +564,17 @@ def plot_performance_metrics(results,          # adversarial_evaluation rows wit
     ax.set(xlabel="noise σ", ylabel=metric, title=title or f"{metric} vs noise")
     return fig
 
-def plot_prediction_time(results, ax=None, title=None):  # results: as for plot_performance_metrics
+def plot_prediction_time(results,                 # as for plot_performance_metrics (per_k=True rows give a time per k)
+                         ax=None, title=None,
+                         time_col="predict_time"): # or "predict_cpu_time"
     "Figure 4: prediction time against the noise level, one line per (model, k)."
     import seaborn as sns
     fig, ax = _ax(ax)
     d = results.drop_duplicates(["model", "sigma", "k", "repeat"])
-    sns.lineplot(data=d, x="sigma", y="predict_time", hue="model", style="model", markers=True, errorbar=None, ax=ax)
-    ax.set(xlabel="noise σ", ylabel="prediction time (s)", title=title or "prediction time vs noise")
+    many_k = d["k"].nunique() > 1
+    sns.lineplot(data=d, x="sigma", y=time_col, hue="k" if many_k else "model", style="model", markers=True,
+                 errorbar=None, palette="colorblind" if many_k else None, ax=ax)
+    ax.set(xlabel="noise σ", ylabel=("CPU" if "cpu" in time_col else "prediction") + " time (s)", title=title or "prediction time vs noise")
     return fig
 
 def plot_feature_importance(explanation,   # explain(...) output: [(feature, score), ...]
@@ -681,15 +694,20 @@ def _repro_data(name, data_home=None, random_state=0):
         sc = MinMaxScaler().fit(Xtr.toarray())
         Xtr, Xte = _check_X(sc.transform(Xtr.toarray())), _check_X(np.clip(sc.transform(Xte.toarray()), -1, 2))
         info["scaling"] = "min-max [0,1] on train"
+    Ytr, Yte = _check_Y(tr.Y, Xtr.shape[0]), _check_Y(te.Y, Xte.shape[0], tr.n_labels)
+    top = int(np.argmax(np.asarray(Ytr.sum(0)).ravel()))      # most frequent training label
     info.update(n_train=Xtr.shape[0], n_test=Xte.shape[0], n_features=Xtr.shape[1], n_labels=tr.n_labels,
-                nnz_per_row=round(Xtr.nnz / Xtr.shape[0], 1))
-    return Xtr, _check_Y(tr.Y, Xtr.shape[0]), Xte, _check_Y(te.Y, Xte.shape[0], tr.n_labels), info
+                nnz_per_row=round(Xtr.nnz / Xtr.shape[0], 1),
+                row_norm_mean=float(np.mean(sp.linalg.norm(Xte, axis=1))),   # mean L2 norm of a test row
+                top_label_share_test=float(Yte[:, top].mean()))             # = P@1 of always predicting that label
+    return Xtr, Ytr, Xte, Yte, info
 
 _MODELS = {"normal": None, "adversarial": "dense", "adversarial_support": "support"}
 
 def _repro_cell(dataset, model, data_home=None, n_repeats=3, noise_levels=(0, 0.01, 0.05, 0.1),
                 attack_instances=100, explain_instances=30):
     "One (data set, model) cell: fit, evaluate under both noise kinds, and (normal/adversarial) attack + explain."
+    t_cell, c_cell = time.perf_counter(), time.process_time()
     Xtr, Ytr, Xte, Yte, info = _repro_data(dataset, data_home)
     m = ExtendedPLT(seed=0, threads=1)
     if _MODELS[model] is None: m.fit(Xtr, Ytr)
@@ -698,7 +716,8 @@ def _repro_cell(dataset, model, data_home=None, n_repeats=3, noise_levels=(0, 0.
     recs = [dict(table="train", **base, fit_time=m.fit_time_, augment_time=getattr(m, "augment_time_", 0.0),
                  n_train_rows=m.n_train_, nnz_train=getattr(m, "adv_params_", {}).get("nnz_train", int(Xtr.nnz)), **info)]
     for noise in NOISE_KINDS:
-        ev = adversarial_evaluation(m, Xte, Yte, noise_levels, (1, 3, 5), noise=noise, n_repeats=n_repeats, random_state=0)
+        # per_k: one prediction per k, as Algorithm 1, so Figure 4 / Tables 2-5 have a time per (k, σ)
+        ev = adversarial_evaluation(m, Xte, Yte, noise_levels, (1, 3, 5), noise=noise, n_repeats=n_repeats, random_state=0, per_k=True)
         recs += [dict(table="evaluation", **base, **r) for r in ev.to_dict("records")]
     if model in ("normal", "adversarial"):
         att_noise = "dense" if info["n_features"] <= 200 else "support"   # dense attacks cost O(d²) napkinXC rows
@@ -714,6 +733,7 @@ def _repro_cell(dataset, model, data_home=None, n_repeats=3, noise_levels=(0, 0.
             for r in range(3):
                 for j in range(min(40, Xte.shape[1])):
                     recs.append(dict(table="noise_impact", **base, row=r, feature=j, clean=float(Xte[r, j]), noisy=float(Xn[r, j])))
+    recs[0].update(cell_wall_s=time.perf_counter() - t_cell, cell_cpu_s=time.process_time() - c_cell)   # measured cost of this cell
     return recs
 
 def _cpu_best(f, reps=3):
@@ -725,6 +745,7 @@ def _cpu_best(f, reps=3):
 
 def _repro_timing(dataset, model, data_home=None, sigma=0.1):
     "CPU-time cell: training (normal/adversarial) and clean vs noisy (σ=0.1, dense and support) prediction at k=1 and 5."
+    t_cell, c_cell = time.perf_counter(), time.process_time()
     Xtr, Ytr, Xte, Yte, info = _repro_data(dataset, data_home)
     m = ExtendedPLT(seed=0, threads=1)
     c0 = time.process_time()
@@ -734,6 +755,7 @@ def _repro_timing(dataset, model, data_home=None, sigma=0.1):
     for noise in ("clean",) + NOISE_KINDS:
         Xn = Xte if noise == "clean" else add_noise(Xte, sigma, noise, 0)
         for k in (1, 5): rec[f"predict_cpu_{noise}_k{k}"] = _cpu_best(lambda: m.predict(Xn, k))
+    rec.update(cell_wall_s=time.perf_counter() - t_cell, cell_cpu_s=time.process_time() - c_cell)
     return rec
 
 def yeast_contract(data_home=None) -> dict:
@@ -748,24 +770,38 @@ def reproduce(out_dir="nbs/results/extended_plt",  # folder for the CSV/JSON res
               quick=False,                          # True: CAL500 + bibtex, one noise seed, fewer attacked rows
               data_home=None) -> pd.DataFrame:      # data folder (default $MLXPLAIN_DATA / cache)
     "Run the chapter's reproduction; writes one CSV per table (evaluation, train, timing, attack, ...) and meta.json; returns the evaluation table."
-    from mlxplain.experiments import run_grid
+    from mlxplain.experiments import run_grid, code_version
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     datasets = REPRO_QUICK if quick else tuple(COUNTERPART)
     grid = [dict(dataset=d, model=m) for d in datasets for m in _MODELS]
     kw = dict(n_repeats=1, attack_instances=50, explain_instances=15) if quick else {}
-    t0 = time.perf_counter()
     sfx = "_quick" if quick else ""
-    cache = out_dir / "_cache"   # run_grid caches: a re-run skips finished cells (delete the folder to recompute)
+    cache = out_dir / "_cache"   # run_grid caches: a re-run skips finished cells of the *same code version*
+    # fingerprints of the code that produces each table: cached rows of older code are recomputed, never mixed in
+    v_runs = code_version(_repro_cell, _repro_data, ExtendedPLT, _check_X, _check_Y, add_noise, make_adversarial_set,
+                          adversarial_evaluation, _predict_scores, _score, attack_evaluation, worst_case_perturbation,
+                          attribution, explain, faithfulness, deletion_curve, _drop_features)
+    v_timing = code_version(_repro_timing, _repro_data, ExtendedPLT, _check_X, add_noise, make_adversarial_set, _cpu_best)
+    t0, c0 = time.perf_counter(), time.process_time()
     runs = run_grid(lambda dataset, model: _repro_cell(dataset, model, data_home, **kw), grid,
-                    cache=cache / f"runs{sfx}.csv", desc="ExtendedPLT reproduction")
+                    cache=cache / f"runs{sfx}.csv", desc="ExtendedPLT reproduction", version=v_runs)
+    t1, c1 = time.perf_counter(), time.process_time()
     timing = run_grid(lambda dataset, model: _repro_timing(dataset, model, data_home), grid,
-                      cache=cache / f"timing{sfx}.csv", desc="ExtendedPLT CPU timings")
+                      cache=cache / f"timing{sfx}.csv", desc="ExtendedPLT CPU timings", version=v_timing)
+    t2, c2 = time.perf_counter(), time.process_time()
     timing.to_csv(out_dir / f"timing{sfx}.csv", index=False)
     for table in ("evaluation", "train", "attack", "explanation", "faithfulness", "noise_impact"):
         t = runs[runs["table"] == table].dropna(axis=1, how="all").drop(columns=["table", "_cell"], errors="ignore")
         t.to_csv(out_dir / f"{table}{sfx}.csv", index=False)
+    cells = runs[runs["table"] == "train"]
     meta = dict(datasets=list(datasets), quick=quick, subsampling={d: _REPRO[d] for d in datasets},
-                seconds_this_call=round(time.perf_counter() - t0, 1), napkinxc_threads=1, seed=0,
+                napkinxc_threads=1, seed=0, code_version={"runs": v_runs, "timing": v_timing},
+                # measured by this code: the cells' own cost (summed over cells, whether computed now or read from
+                # the cache of the same code version) and what this call spent (small when everything was cached)
+                evaluation_cells_wall_s=float(cells["cell_wall_s"].sum()), evaluation_cells_cpu_s=float(cells["cell_cpu_s"].sum()),
+                timing_cells_wall_s=float(timing["cell_wall_s"].sum()), timing_cells_cpu_s=float(timing["cell_cpu_s"].sum()),
+                this_call_wall_s={"evaluation": t1 - t0, "timing": t2 - t1},
+                this_call_cpu_s={"evaluation": c1 - c0, "timing": c2 - c1},
                 yeast_contract=yeast_contract(data_home))
     (out_dir / f"meta{sfx}.json").write_text(pd.Series(meta).to_json(indent=1))
     return runs[runs["table"] == "evaluation"].dropna(axis=1, how="all")

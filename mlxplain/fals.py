@@ -90,13 +90,14 @@ def make_tlp(D, H, C, dropout=0.0):
 
 class BlockTLP(nn.Module):
     "C independent binary perceptrons D → Hb → 1 (FALSb), trained together as one block-diagonal network."
-    def __init__(self, D, Hb, C):
+    def __init__(self, D, Hb, C, dropout=0.0):
         super().__init__()
         b1, b2 = 1 / math.sqrt(D), 1 / math.sqrt(Hb)  # nn.Linear's default uniform init, per binary net
         self.W1 = nn.Parameter(torch.empty(C, D, Hb).uniform_(-b1, b1)); self.b1 = nn.Parameter(torch.empty(C, Hb).uniform_(-b1, b1))
         self.W2 = nn.Parameter(torch.empty(C, Hb).uniform_(-b2, b2)); self.b2 = nn.Parameter(torch.empty(C).uniform_(-b2, b2))
+        self.drop = nn.Dropout(dropout) if dropout else nn.Identity()   # after the hidden layer, as in make_tlp
     def forward(self, x):  # x: (B, D) → logits (B, C)
-        h = torch.relu(torch.einsum("bd,cdh->bch", x, self.W1) + self.b1)
+        h = self.drop(torch.relu(torch.einsum("bd,cdh->bch", x, self.W1) + self.b1))
         return (h * self.W2).sum(-1) + self.b2
 
 def _tlp_weights(model):
@@ -258,30 +259,60 @@ class FALS(BaseEstimator):
                  dropout=0.0,          # dropout after the hidden layer (the 'Dropout' variant)
                  ig_steps=50,          # integration steps m for attribution='ig'
                  score_samples=None,   # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
+                 scale=False,          # True: standardise dense X (max-abs scale a CSR X) inside fit, so scores do not depend on feature units
                  device="cpu",         # 'cpu', 'cuda' or 'cuda:0' (error if CUDA is missing)
                  random_state=None,    # seed: same seed, same scores
                 ):
         self.k, self.variant, self.attribution, self.hidden = k, variant, attribution, hidden
         self.epochs, self.batch_size, self.lr, self.weight_decay, self.dropout = epochs, batch_size, lr, weight_decay, dropout
-        self.ig_steps, self.score_samples, self.device, self.random_state = ig_steps, score_samples, device, random_state
+        self.ig_steps, self.score_samples, self.scale = ig_steps, score_samples, scale
+        self.device, self.random_state = device, random_state
 
-    def _validate(self, D):
+    def _validate(self, N, D):
+        "Check every parameter before any training; returns (k, number of instances scored)."
         if self.variant not in VARIANTS: raise ValueError(f"variant={self.variant!r}: use one of {VARIANTS}")
         if self.attribution not in ATTRIBUTIONS: raise ValueError(f"attribution={self.attribution!r}: use one of {ATTRIBUTIONS}")
         if self.attribution != "gradient" and self.variant not in ("fals", "fams"):
             raise ValueError(f"attribution={self.attribution!r} works with variant 'fals' or 'fams' (Fisher weights and FALSb are gradient-only)")
-        for name in ("epochs", "batch_size"):
+        for name in ("epochs", "batch_size", "ig_steps"):
             v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1: raise ValueError(f"{name}={v!r}: must be a positive integer")
-        if not 0 <= self.dropout < 1: raise ValueError(f"dropout={self.dropout!r}: must be in [0, 1)")
-        return _resolve_k(self.k, D)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name}={v!r}: must be a positive integer")
+        for name, lo, hi, what in (("lr", 0, np.inf, "a finite number > 0"), ("weight_decay", 0, np.inf, "a finite number >= 0"),
+                                   ("dropout", 0, 1, "a number in [0, 1)")):
+            v = getattr(self, name)
+            ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) and np.isfinite(v)
+            if not ok or not ((lo < v if name == "lr" else lo <= v) and v < hi): raise ValueError(f"{name}={v!r}: must be {what}")
+        if not isinstance(self.scale, (bool, np.bool_)): raise ValueError(f"scale={self.scale!r}: must be True or False")
+        ss, n = self.score_samples, N
+        if ss is not None:
+            msg = f"score_samples={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
+            if isinstance(ss, (bool, np.bool_)): raise ValueError(msg)
+            if isinstance(ss, (int, np.integer)): n = int(ss)
+            elif isinstance(ss, (float, np.floating)) and 0 < ss <= 1: n = math.ceil(ss * N)
+            else: raise ValueError(msg)
+            if not 1 <= n <= N: raise ValueError(msg)
+        return _resolve_k(self.k, D), n
+
+    def _scale(self, X):
+        "X in the units the network was trained on: standardised (dense) or max-abs scaled (CSR) when `scale=True`."
+        if not self.scale: return X
+        if sp.issparse(X): return sp.csr_matrix(X @ sp.diags(self.scale_.astype(np.float32)), dtype=np.float32)
+        return ((X - self.center_) * self.scale_).astype(np.float32)
 
     def fit(self, X, Y):
         "Train the perceptron on (X, Y) and set `scores_` (C×D), `selected_`, `selected_mask_` and `model_`."
         X = _check_X(X); Y = _check_Y(Y, X.shape[0])
         N, D = X.shape; C = Y.shape[1]
-        self.k_ = self._validate(D)
+        self.k_, n_score = self._validate(N, D)
         dev = _resolve_device(self.device)
+        if self.scale:   # per-feature factors from the training X; a constant feature keeps factor 1
+            if sp.issparse(X):
+                m = np.asarray(abs(X).max(0).todense()).ravel(); self.center_ = None
+            else:
+                self.center_ = X.mean(0); m = X.std(0)
+            self.scale_ = np.where(m > 0, 1 / np.where(m > 0, m, 1), 1.0).astype(np.float32)
+            X = self._scale(X)
         self.hidden_ = _resolve_hidden(self.hidden, D, C, self.variant)
         const = np.flatnonzero(Y.min(0) == Y.max(0))
         if len(const):
@@ -290,15 +321,13 @@ class FALS(BaseEstimator):
         t0 = time.perf_counter()
         with torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
             torch.manual_seed(seed)
-            model = (BlockTLP(D, self.hidden_, C) if self.variant == "falsb" else make_tlp(D, self.hidden_, C, self.dropout)).to(dev)
+            model = (BlockTLP(D, self.hidden_, C, self.dropout) if self.variant == "falsb" else make_tlp(D, self.hidden_, C, self.dropout)).to(dev)
             self.loss_curve_ = _train(model, X, Y, self.epochs, self.batch_size, self.lr, self.weight_decay, seed, dev)
         t1 = time.perf_counter()
         power = 1 if self.variant in ("fils", "fims") else 2
         Xs = X
         if self.score_samples is not None:   # unbiased estimate of Eq. 12 from a seeded random subset of the instances
-            n = self.score_samples if isinstance(self.score_samples, (int, np.integer)) else math.ceil(self.score_samples * N)
-            if not 1 <= n <= N: raise ValueError(f"score_samples={self.score_samples!r}: give an int in [1, N={N}] or a fraction in (0, 1]")
-            Xs = X[np.sort(np.random.default_rng(seed).choice(N, n, replace=False))]
+            Xs = X[np.sort(np.random.default_rng(seed).choice(N, n_score, replace=False))]
         if self.variant == "falsb": S = block_scores(model, Xs, power, dev)
         elif self.attribution == "gradient": S = tlp_scores(model, Xs, power, dev)
         else: S = attribution_scores(model, Xs, self.attribution, self.ig_steps, dev)
@@ -332,6 +361,8 @@ class FALS(BaseEstimator):
         "The perceptron's own N×C probabilities (a weak multi-label learner; FALS only needs its gradients)."
         check_is_fitted(self, "model_")
         X = _check_X(X); dev = next(self.model_.parameters()).device
+        if X.shape[1] != self.n_features_in_: raise ValueError(f"X has {X.shape[1]} features, FALS was fitted on {self.n_features_in_}")
+        X = self._scale(X)
         with torch.no_grad():
             return np.vstack([torch.sigmoid(self.model_(_batch(X, i, dev))).cpu().numpy() for i in _batches(X.shape[0], 4096)])
 
@@ -370,17 +401,24 @@ def restricted_spearman(s1, s2, a, b):  # s1, s2: (D,) scores; a, b: the selecte
 
 def fals_stability(X, Y,              # data as for FALS.fit
                    seeds=range(5),    # one FALS fit per seed
-                   **params,          # FALS parameters (k, variant, epochs, …)
+                   random_state=None, # None: fit i uses seeds[i]; an int r: fit i uses r + seeds[i] (a shifted, still fixed family)
+                   **params,          # other FALS parameters (k, variant, epochs, …)
                   ) -> dict:
     "Scores with uncertainty: mean/std of `scores_` over seeds, per-label selection frequency and mean pairwise Jaccard."
-    fits = [FALS(random_state=int(s), **params).fit(X, Y) for s in seeds]
+    seeds = [int(s) for s in seeds]
+    if not seeds: raise ValueError("seeds is empty: give at least one seed")
+    if random_state is not None:
+        if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
+            raise ValueError(f"random_state={random_state!r}: give None or an int (the seeds are then random_state + seeds[i])")
+        seeds = [int(random_state) + s for s in seeds]
+    fits = [FALS(random_state=s, **params).fit(X, Y) for s in seeds]
     S = np.stack([f.scores_ for f in fits])            # (R, C, D)
     freq = np.mean([f.selected_mask_ for f in fits], axis=0)
     C = S.shape[1]; pairs = [(i, j) for i in range(len(fits)) for j in range(i + 1, len(fits))]
     jac = np.array([np.mean([jaccard(fits[i].selected_[c], fits[j].selected_[c]) for i, j in pairs]) if pairs else 1.0
                     for c in range(C)])
     return {"mean": S.mean(0), "std": S.std(0), "frequency": freq, "jaccard": jac,
-            "selected": [np.sort(np.argsort(-m, kind="stable")[:fits[0].k_]) for m in S.mean(0)], "fits": fits}
+            "selected": [np.sort(np.argsort(-m, kind="stable")[:fits[0].k_]) for m in S.mean(0)], "fits": fits, "seeds": seeds}
 
 # %% ../nbs/10_fals.ipynb #19adfc0f
 class _PerLabelSelector(BaseEstimator):
@@ -492,7 +530,7 @@ def demo(out_dir: Path = Path("demo_output/fals")) -> dict:
     return {"precision_fals": res["fals"], "precision_fams": res["fams"], "train_s": round(fals.fit_time_["train"], 2),
             "score_s": round(fals.fit_time_["score"], 4), "figure": str(out_dir / "fals_scores.png")}
 
-def reproduce(out_dir: Path = Path("nbs/results/fals"), quick: bool = False, data_home=None):
-    "Section 4 of the paper on the staged data sets (see `mlxplain.fals_experiments.reproduce`); writes CSV/JSON to out_dir."
+def reproduce(out_dir: Path = Path("nbs/results/fals"), quick: bool = False, data_home=None, **kw):
+    "Section 4 of the paper on the staged data sets (see `mlxplain.fals_experiments.reproduce`, e.g. `parts=(\"leaf\",)`); writes CSV/JSON to out_dir."
     from mlxplain.fals_experiments import reproduce as _reproduce  # the experiments notebook imports this module
-    return _reproduce(out_dir, quick=quick, data_home=data_home)
+    return _reproduce(out_dir, quick=quick, data_home=data_home, **kw)

@@ -14,14 +14,15 @@ import torch
 from sklearn.tree import DecisionTreeClassifier
 from .fals import (FALS, RFSelector, LassoSelector, LIFT, tlp_scores, tlp_mean_gradient, jaccard,
                            restricted_spearman, _resolve_k)
-from .data import load_split
+from .data import load, load_split, train_test_split
 from .learners import BinaryRelevance, LabelSpecificBR
-from .experiments import run_grid
+from .experiments import run_grid, code_version
 from . import metrics as M
 
 # %% auto #0
-__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'paper_table3', 'paper_table4', 'evaluate',
-           'variants_experiment', 'k_sweep', 'hidden_sweep', 'reproduce']
+__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'PARTS', 'LEAF_SETS', 'paper_table3',
+           'paper_table4', 'evaluate', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'leaf_sensitivity',
+           'part_versions', 'reproduce']
 
 # %% ../nbs/10a_fals_experiments.ipynb #f1ccb254
 _T3 = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
@@ -200,45 +201,122 @@ def hidden_sweep(dataset, data_home=None, seed=0, max_train=None):
         rows.append({"dataset": dataset, "hidden": h, "H": f.hidden_, "select_s": sum(f.fit_time_.values()), **evaluate(tr, te, f.selected_)})
     return pd.DataFrame(rows)
 
+# %% ../nbs/10a_fals_experiments.ipynb #f941fb25
+def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, max_train=None, resplit=True):
+    "FALS's features (seed, k/D = 0.1) under BR trees with each `min_samples_leaf`, on the official split and (resplit) a 2:1 re-split of the union."
+    torch.set_num_threads(1)
+    splits = {"own": _data(dataset, data_home, max_train)}
+    if resplit: splits["resplit 2:1"] = train_test_split(load(dataset, None, data_home), test_size=1/3, random_state=0)
+    rows = []
+    for split, (tr, te) in splits.items():
+        f = FALS(k=_resolve_k(0.1, tr.n_features), random_state=seed).fit(tr.X, tr.Y)
+        for m in leaves:
+            model = LabelSpecificBR(DecisionTreeClassifier(min_samples_leaf=m, random_state=0), feature_sets=f.selected_)
+            rows.append({"dataset": dataset, "split": split, "n_train": tr.n_samples, "n_test": te.n_samples,
+                         "min_samples_leaf": m, **evaluate(tr, te, model=model)})
+    return pd.DataFrame(rows)
+
 # %% ../nbs/10a_fals_experiments.ipynb #b9d74da0
-def _per_dataset(path, datasets, func, **kw):
-    "Run func(dataset, **kw) for data sets not yet in the CSV at `path`; append and return the whole table."
-    path = Path(path); old = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["dataset"])
+PARTS = ("table3", "variants", "ksweep", "hidden", "leaf")
+LEAF_SETS = ("tmc2007-500", "enron")   # data sets of the tree-growth / split sensitivity check
+
+def part_versions() -> dict:
+    "Code fingerprint of every part of `reproduce`: cached rows written under another fingerprint are recomputed."
+    from mlxplain import fals as F, fals_experiments as E   # the exported modules' source, also when called from the notebook
+    core = (F.FALS, F._train, F.make_tlp, F.tlp_scores, F._scores_direct, F._scores_gram, F._check_X, F._resolve_k, E._data, E.evaluate)
+    sel = (E._cell, E._rf_trees, F.tlp_mean_gradient, F._PerLabelSelector, F.RFSelector, F.LassoSelector, F.LIFT)
+    return {"table3": code_version(*core, *sel),
+            "variants": code_version(*core, E.variants_experiment, F.BlockTLP, F.block_scores, F.attribution_scores,
+                                     F.tlp_attributions, F.jaccard, F.restricted_spearman) + "-" + _hash(E.VARIANT_SETTINGS),
+            "ksweep": code_version(*core, E.k_sweep, F._PerLabelSelector, F.LassoSelector),
+            "hidden": code_version(*core, E.hidden_sweep, F._resolve_hidden),
+            "leaf": code_version(*core, E.leaf_sensitivity)}
+
+def _hash(obj) -> str:
+    import hashlib
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:6]
+
+def _versioned(path, version=None) -> pd.DataFrame:
+    "Rows of the CSV at `path` written under `version` (all rows when version is None; empty frame when no file)."
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0: return pd.DataFrame(columns=["dataset"])
+    df = pd.read_csv(path, dtype={"_version": str})
+    if version is None: return df
+    return df[df["_version"] == str(version)].reset_index(drop=True) if "_version" in df else df.iloc[:0]
+
+def _per_dataset(path, datasets, func, version=None, **kw):
+    "Run func(dataset, **kw) (a frame, or a tuple of frames for several files) for data sets not yet in the CSV(s) under `version`; returns the computed data sets."
+    paths = [Path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
+    old = [_versioned(p, version) for p in paths]   # rows of other code versions (or none) are stale: they get recomputed
+    done = set(old[0]["dataset"]); computed = []
     for d in datasets:
-        if d in set(old["dataset"]): continue
-        new = func(d, **kw); new = new[0] if isinstance(new, tuple) else new
-        old = pd.concat([old, new], ignore_index=True); old.to_csv(path, index=False)
-    return old
+        if d in done: continue
+        new = func(d, **kw); new = list(new) if isinstance(new, tuple) else [new]
+        for i, (p, n) in enumerate(zip(paths, new)):
+            if version is not None: n = n.assign(_version=str(version))
+            old[i] = n if old[i].empty else pd.concat([old[i], n], ignore_index=True); old[i].to_csv(p, index=False)
+        computed.append(d)
+    return computed
+
+_PART_FILES = {"table3": ["table3.csv"], "variants": ["fig3_variants.csv", "fig4_similarity.csv"], "ksweep": ["fig8_k.csv"],
+               "hidden": ["fig9_hidden.csv"], "leaf": ["tree_leaf_sensitivity.csv"]}
+
+def _load_meta(out_dir) -> dict:
+    "meta.json with one provenance record per part; a first-run (flat) meta.json becomes the `legacy` record of the files it describes."
+    p = Path(out_dir) / "meta.json"; meta = json.loads(p.read_text()) if p.exists() else {}
+    if meta and "parts" not in meta:   # the format of the first run: environment only, all parts unversioned
+        legacy = {"version": None, "env": meta, "note": "written before code-version tags: rows carry no _version "
+                  "and are recomputed by the next reproduce of their part"}
+        meta = {"parts": {part: {"runs": [legacy]} for part, fs in _PART_FILES.items() if (Path(out_dir) / fs[0]).exists()}}
+    meta.setdefault("parts", {})
+    return meta
+
+def _rows_by_version(out_dir, part) -> dict:
+    "How many rows of the part's first file were written under each code version ('none' = unversioned)."
+    p = Path(out_dir) / _PART_FILES[part][0]
+    if not p.exists(): return {}
+    df = pd.read_csv(p, dtype={"_version": str})
+    if "_version" not in df: return {"none": len(df)}
+    return {str(k): int(n) for k, n in df["_version"].fillna("none").value_counts().items()}
 
 def reproduce(out_dir: Path = Path("nbs/results/fals"),
               quick: bool = False,        # two small data sets, 3 seeds
               data_home=None,             # folder with the staged data (default: $MLXPLAIN_DATA)
               datasets=None,              # Table 3/4 data sets (default: DATASETS, or QUICK)
-              parts=("table3", "variants", "ksweep", "hidden"),
+              parts=PARTS,                # any of 'table3', 'variants', 'ksweep', 'hidden', 'leaf'
               small=("emotions", "yeast", "scene"),  # data sets for Fig. 3/4, 8, 9
               seeds=range(5),             # seeds of Fig. 3/4 (the paper uses 10)
               max_train=None,             # subsample the training split of larger sets (recorded)
              ) -> pd.DataFrame:
-    "Section 4 of the paper: Table 3/4 (selection on train, BR decision trees on k/D=0.1 features), Fig. 2–5, 8, 9; CSVs in out_dir."
+    "Section 4 of the paper: Table 3/4 (selection on train, BR decision trees on k/D=0.1 features), Fig. 2–5, 8, 9 and the tree-growth check; CSVs and meta.json in out_dir."
+    bad = set(parts) - set(PARTS)
+    if bad: raise ValueError(f"parts={sorted(bad)}: choose from {PARTS}")
     out_dir = Path(out_dir) / ("quick" if quick else ""); out_dir.mkdir(parents=True, exist_ok=True)   # quick runs never mix with full results
     datasets = list(datasets or (QUICK if quick else DATASETS))
     small = list(small)[:1] if quick else list(small); seeds = range(3) if quick else seeds
-    meta = {"python": platform.python_version(), "torch": torch.__version__, "machine": platform.machine(),
-            "cpus": os.cpu_count(), "threads": 1, "max_train": max_train, "seeds_fig34": list(seeds), "quick": quick}
-    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
-    res = pd.DataFrame()
+    leaf_sets = QUICK[:1] if quick else list(LEAF_SETS)
+    env = {"python": platform.python_version(), "torch": torch.__version__, "machine": platform.machine(),
+           "cpus": os.cpu_count(), "threads": 1, "max_train": max_train, "seeds_fig34": list(seeds), "quick": quick}
+    versions = part_versions(); meta = _load_meta(out_dir)
+    res = pd.DataFrame(); computed = {}
     FALS(epochs=1, random_state=0).fit(np.zeros((8, 3), np.float32), np.eye(8, 2))   # torch's one-off start-up, outside the timings
     if "table3" in parts:
         grid = [{"dataset": d, "method": m} for d in datasets for m in ("fa", "brdt", "lasso", "rf", "lift")]
+        cache = out_dir / "table3.csv"
+        before = set(_versioned(cache, versions["table3"]).get("_cell", []))
         res = run_grid(_safe(lambda dataset, method: _cell(dataset, method, data_home, max_train=max_train)), grid,
-                       cache=out_dir / "table3.csv", desc="FALS Table 3")
+                       cache=cache, desc="FALS Table 3", version=versions["table3"])
+        computed["table3"] = sorted(set(_versioned(cache, versions["table3"]).get("_cell", [])) - before)
     if "variants" in parts:
-        for d in small:
-            p = out_dir / "fig3_variants.csv"
-            if p.exists() and d in set(pd.read_csv(p)["dataset"]): continue
-            perf, sim = variants_experiment(d, seeds, data_home)
-            for df, name in ((perf, "fig3_variants.csv"), (sim, "fig4_similarity.csv")):
-                q = out_dir / name; df = pd.concat([pd.read_csv(q), df]) if q.exists() else df; df.to_csv(q, index=False)
-    if "ksweep" in parts: _per_dataset(out_dir / "fig8_k.csv", small, k_sweep, data_home=data_home)
-    if "hidden" in parts: _per_dataset(out_dir / "fig9_hidden.csv", small, hidden_sweep, data_home=data_home)
+        computed["variants"] = _per_dataset([out_dir / f for f in _PART_FILES["variants"]], small, variants_experiment,
+                                            version=versions["variants"], seeds=seeds, data_home=data_home)
+    if "ksweep" in parts: computed["ksweep"] = _per_dataset(out_dir / "fig8_k.csv", small, k_sweep, versions["ksweep"], data_home=data_home)
+    if "hidden" in parts: computed["hidden"] = _per_dataset(out_dir / "fig9_hidden.csv", small, hidden_sweep, versions["hidden"], data_home=data_home)
+    if "leaf" in parts: computed["leaf"] = _per_dataset(out_dir / "tree_leaf_sensitivity.csv", leaf_sets, leaf_sensitivity, versions["leaf"], data_home=data_home)
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for part, cells in computed.items():   # a part that only reused its cache keeps its earlier records untouched
+        rec = meta["parts"].setdefault(part, {"runs": []})
+        if cells: rec["runs"].append({"version": versions[part], "utc": now, "computed": [str(c) for c in cells], "env": env})
+        rec["current_version"] = versions[part]; rec["rows_by_version"] = _rows_by_version(out_dir, part)
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
     return res

@@ -16,12 +16,13 @@ from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .metrics import LOSSES, hamming_loss
+from .metrics import LOSSES, hamming_loss, f1_loss, ranking_loss, subset_zero_one_loss, composite_loss
 
 # %% auto #0
 __all__ = ['PAPER_CLAIMS', 'weighted_hamming', 'resolve_loss', 'labelset_patterns', 'encode_labelset', 'transform_costs',
-           'ranking_as_weighted_hamming', 'CostRegressionClassifier', 'select_labelsets', 'greedy_weight',
-           'simple_weight', 'PRAkEL', 'RAkEL', 'CSRAkEL', 'MLkNN', 'EPCC', 'run_split', 'summarize', 'reproduce',
+           'DecomposedCost', 'decompose_loss', 'ranking_as_weighted_hamming', 'CostRegressionClassifier',
+           'select_labelsets', 'greedy_weight', 'simple_weight', 'PRAkEL', 'RAkEL', 'CSRAkEL', 'MLkNN', 'EPCC',
+           'run_split', 'run_split_csrakel', 'run_split_onesided', 'summarize', 'reproduce', 'load_runs',
            'results_table', 'demo']
 
 # %% ../nbs/30_prakel.ipynb #86b65715
@@ -72,10 +73,15 @@ def transform_costs(cost,          # c(idx, P) -> (n,): cost of training instanc
                     S,             # (k,) the labelset
                     shift=True,    # subtract each instance's minimum (PRAkEL); harmless for PRAkEL_t
                     max_rows=2_000_000,  # cap on candidate cells n·2^k·K built at once
+                    fast=True,     # use the cost's inside/outside-S split when it has one (`DecomposedCost`)
                    ):
     "Costs (n, 2^k) of every labelset pattern on S, the other labels fixed to `ref`."
     ref = np.asarray(ref, dtype=np.int8); idx = np.asarray(idx); S = np.asarray(S)
     B = labelset_patterns(len(S)); R = len(B); n, K = ref.shape
+    if fast and getattr(cost, "labelset_costs", None) is not None:
+        out = cost.labelset_costs(idx, ref, S, B)      # O(n(K + k·2^k)) instead of O(n·K·2^k)
+        if shift: out -= out.min(1, keepdims=True)
+        return np.round(out, 12)
     step = max(1, max_rows // (R * K))
     out = np.empty((n, R))
     for a in range(0, n, step):
@@ -87,6 +93,81 @@ def transform_costs(cost,          # c(idx, P) -> (n,): cost of training instanc
     # rounding removes float noise (e.g. 3/6-1/6 vs 2/6) so equal costs stay exactly equal (Theorem 3)
     return np.round(out, 12)
 
+# %% ../nbs/30_prakel.ipynb #8c08d964
+class DecomposedCost:
+    "A training cost c(idx, P) for a named loss that also costs all 2^k patterns of a labelset from counts outside S."
+    def __init__(self,
+                 Y,            # (N, K) binary truth of the training instances
+                 kind,         # "hamming" (weighted, per-instance weights W), "f1", "composite", "subset"
+                 W=None,       # (N, K) or (K,) label weights of the additive part (hamming/composite); None: 1/K
+                 alpha=0.8,    # composite: weight of the Hamming part
+                 func=None,    # the loss c(Y, P) -> (n,) itself (the generic path); None: Σ_l W[n,l]·[p_l ≠ y_l] (hamming)
+                ):
+        self.Y, self.kind, self.alpha = np.asarray(Y, dtype=np.int8), kind, alpha
+        K = self.Y.shape[1]
+        self.W = np.full(K, 1.0 / K) if W is None else np.asarray(W, dtype=float)
+        self.func = func
+
+    def __call__(self, idx, P):  # the generic evaluation on full label vectors
+        if self.func is None:   # example-dependent weighted Hamming: instance n's own weights, as given
+            W = self.W[idx] if self.W.ndim == 2 else self.W
+            return hamming_loss(self.Y[idx], P, weights=W, normalize=False, average=False)
+        return _call_cost(self.func, self.Y[idx], P)
+
+    def _add(self, idx, ref, S, B, out_mask):
+        "Additive part Σ_l W[n,l]·[p_l ≠ y_l], (n, R): outside S from ref, inside S for every pattern."
+        Yt = self.Y[idx]; W = self.W[idx] if self.W.ndim == 2 else self.W[None]
+        out = ((Yt != ref) & out_mask) * W
+        WS = np.broadcast_to(W[:, S], (len(idx), len(S))); yS = Yt[:, S].astype(float); Bf = B.T.astype(float)
+        return out.sum(1)[:, None] + (WS * yS).sum(1)[:, None] + (WS * (1 - 2 * yS)) @ Bf
+
+    def _f1(self, idx, ref, S, B, out_mask):
+        "F1 loss (n, R) from |y∩ŷ| and |ŷ| split at S; 0 when truth and prediction are both empty."
+        Yt = self.Y[idx]; Bf = B.T.astype(float)
+        tp = ((Yt & ref) & out_mask).sum(1)[:, None] + Yt[:, S].astype(float) @ Bf
+        den = Yt.sum(1)[:, None] + (ref & out_mask).sum(1)[:, None] + B.sum(1)[None].astype(float)
+        f = np.ones_like(tp); np.divide(2 * tp, den, out=f, where=den != 0)
+        return 1.0 - f
+
+    def labelset_costs(self, idx, ref, S, B):  # idx (n,); ref (n, K) int8; S (k,); B (R, k) patterns
+        "Costs (n, R) of every pattern of B on S with the labels outside S fixed to ref."
+        out_mask = np.ones(self.Y.shape[1], dtype=bool); out_mask[S] = False
+        if self.kind == "hamming": return self._add(idx, ref, S, B, out_mask)
+        if self.kind == "f1": return self._f1(idx, ref, S, B, out_mask)
+        if self.kind == "composite":
+            return self.alpha * self._add(idx, ref, S, B, out_mask) + (1 - self.alpha) * self._f1(idx, ref, S, B, out_mask)
+        if self.kind == "subset":
+            Yt = self.Y[idx]; mis = ((Yt != ref) & out_mask).sum(1)[:, None]
+            return ((mis + (Yt[:, S][:, None, :] != B[None]).sum(2)) > 0).astype(float)
+        raise ValueError(f"kind={self.kind!r}: use 'hamming', 'f1', 'composite' or 'subset'")
+
+def _ranking_weights(Y):  # (N, K) binary
+    "Lemma 1 for every row: weight 1/(2|y|) on a relevant label, 1/(2(K-|y|)) on an irrelevant one (0 if y is 0 or 1)."
+    Y = np.asarray(Y); K = Y.shape[1]; p = Y.sum(1, keepdims=True).astype(float); q = K - p
+    w = np.where(Y == 1, 1 / np.maximum(2 * p, 1), 1 / np.maximum(2 * q, 1))
+    return np.where((p == 0) | (q == 0), 0.0, w)
+
+def decompose_loss(f, Y):  # f: a loss callable from resolve_loss / weighted_hamming; Y: (N, K) training truth
+    "The `DecomposedCost` of a named loss on training labels Y, or None when f's structure is unknown (user callables)."
+    if not isinstance(f, functools.partial) or f.args: return None
+    kw = dict(f.keywords); kw.pop("average", None); K = Y.shape[1]
+    if f.func is hamming_loss and set(kw) <= {"weights", "normalize"}:
+        w = kw.get("weights")
+        if w is None: return DecomposedCost(Y, "hamming", None, func=f)
+        w = np.asarray(w, dtype=float)
+        if w.shape != (K,) or (w < 0).any(): return None
+        if kw.get("normalize", True):
+            if w.sum() == 0: return None
+            w = w / w.sum()
+        return DecomposedCost(Y, "hamming", w, func=f)
+    if f.func is ranking_loss and kw.get("ties", 0.5) == 0.5 and set(kw) <= {"ties"}:
+        return DecomposedCost(Y, "hamming", _ranking_weights(Y), func=f)
+    if f.func is f1_loss and not kw: return DecomposedCost(Y, "f1", func=f)
+    if f.func is subset_zero_one_loss and not kw: return DecomposedCost(Y, "subset", func=f)
+    if f.func is composite_loss and set(kw) <= {"alpha"}:
+        return DecomposedCost(Y, "composite", None, alpha=kw.get("alpha", 0.8), func=f)
+    return None
+
 # %% ../nbs/30_prakel.ipynb #d4206d38
 def ranking_as_weighted_hamming(y):  # (K,) binary truth
     "Lemma 1: the label weights w(y) with ranking_loss(y, ·) = Σ_l w_l [ŷ_l ≠ y_l] on binary predictions."
@@ -96,6 +177,19 @@ def ranking_as_weighted_hamming(y):  # (K,) binary truth
     return 0.5 * differ / (p * (K - p))
 
 # %% ../nbs/30_prakel.ipynb #43db9948
+def _one_sided_refits(fit,       # fit(T) -> (model, its fitted values (N, R) on the training X)
+                      C,         # (N, R) costs
+                      max_iter,  # majorise-minimise refits
+                     ):
+    "One-sided regression by majorise–minimise: refit on the cost where the one-sided constraint is violated, the fit elsewhere."
+    model, R = fit(C)
+    Z = np.where(C <= C.min(1, keepdims=True), 1.0, -1.0)   # +1: the cheapest class (may not be over-estimated)
+    for _ in range(max_iter):
+        T = np.where(Z * (R - C) > 0, C, R)                  # violated → pull to the cost, else stay
+        if np.allclose(T, R): break
+        model, R = fit(T)
+    return model
+
 class CostRegressionClassifier(BaseEstimator):
     "Cost-sensitive multi-class classifier: regress each class's cost on x, predict the class of least estimated cost."
     def __init__(self,
@@ -110,15 +204,10 @@ class CostRegressionClassifier(BaseEstimator):
         C = np.asarray(C, dtype=float)
         if C.ndim != 2 or C.shape[0] != X.shape[0]:
             raise ValueError(f"C must be a (N, n_classes) cost matrix with N={X.shape[0]} rows, got {C.shape}")
-        reg = clone(self.regressor) if self.regressor is not None else Ridge(alpha=1.0)
-        reg.fit(X, C)
-        if self.one_sided:
-            Z = np.where(C <= C.min(1, keepdims=True), 1.0, -1.0)   # +1: the cheapest class (may not be over-estimated)
-            for _ in range(self.max_iter):
-                R = reg.predict(X).reshape(C.shape)
-                T = np.where(Z * (R - C) > 0, C, R)                # violated → pull to the cost, else stay
-                if np.allclose(T, R): break
-                reg = clone(reg).fit(X, T)
+        reg0 = clone(self.regressor) if self.regressor is not None else Ridge(alpha=1.0)
+        def fit(T):
+            r = clone(reg0).fit(X, T); return r, np.asarray(r.predict(X)).reshape(C.shape)
+        reg = _one_sided_refits(fit, C, self.max_iter) if self.one_sided else fit(C)[0]
         self.regressor_, self.n_classes_ = reg, C.shape[1]
         return self
 
@@ -140,20 +229,36 @@ class _LinearCosts:
 
 class _SVDRidge:
     "Ridge regressions of many target matrices on one fixed X, from a single thin SVD of the centred X."
-    def __init__(self, X):  # X: (N, d) dense or CSR (densified)
+    def __init__(self, X, sample_weight=None):  # X: (N, d) dense or CSR (densified); sample_weight: (N,) or None
         Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
-        self.mean_ = Xd.mean(0)
-        self.U, self.s, self.Vt = np.linalg.svd(Xd - self.mean_, full_matrices=False)
+        self.sw = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        self.mean_ = Xd.mean(0) if self.sw is None else self.sw @ Xd / self.sw.sum()
+        Xc = Xd - self.mean_
+        if self.sw is not None: Xc = np.sqrt(self.sw)[:, None] * Xc   # weighted ridge = ridge on √w-scaled rows
+        self.U, self.s, self.Vt = np.linalg.svd(Xc, full_matrices=False)
+
+    def _centred(self, C):
+        cm = C.mean(0) if self.sw is None else self.sw @ C / self.sw.sum()
+        return cm, (C - cm) if self.sw is None else np.sqrt(self.sw)[:, None] * (C - cm)
 
     def fit(self, C, alpha):  # C: (N, R) targets; alpha: ridge penalty
         "The ridge fit of every column of C, as a `_LinearCosts`."
-        cm = C.mean(0)
-        W = self.Vt.T @ ((self.s / (self.s ** 2 + alpha))[:, None] * (self.U.T @ (C - cm)))
+        cm, Cc = self._centred(C)
+        W = self.Vt.T @ ((self.s / (self.s ** 2 + alpha))[:, None] * (self.U.T @ Cc))
         return _LinearCosts(W, cm - self.mean_ @ W)
 
+    def fitted(self, C, alpha):  # the in-sample predictions of fit(C, alpha), from U alone (unweighted only)
+        assert self.sw is None
+        cm, Cc = self._centred(C)
+        return self.U @ ((self.s ** 2 / (self.s ** 2 + alpha))[:, None] * (self.U.T @ Cc)) + cm
+
+    def fit_one_sided(self, C, alpha, max_iter=10):
+        "One-sided ridge regression of C (`CostRegressionClassifier(one_sided=True)` through the shared SVD)."
+        return _one_sided_refits(lambda T: (self.fit(T, alpha), self.fitted(T, alpha)), C, max_iter)
+
 def _shared_alpha(base, X, max_cells=2e7):
-    "The ridge α when `base` is a plain ridge cost regression and X is small enough to factorise densely; else None."
-    if not isinstance(base, CostRegressionClassifier) or base.one_sided: return None
+    "The ridge α when `base` is a (one-sided or plain) ridge cost regression and X is small enough to factorise densely; else None."
+    if not isinstance(base, CostRegressionClassifier): return None
     r = base.regressor
     if r is None: alpha = 1.0
     elif type(r) is Ridge and r.fit_intercept and not r.positive and np.ndim(r.alpha) == 0: alpha = float(r.alpha)
@@ -262,7 +367,8 @@ def _example_costs(costs, loss, Y):
     N, K = Y.shape
     if costs is None:
         f = resolve_loss(loss)
-        c = lambda idx, P: _call_cost(f, Y[idx], P)
+        c = decompose_loss(f, Y)          # named losses: the fast inside/outside-S path
+        if c is None: c = lambda idx, P: _call_cost(f, Y[idx], P)
     elif callable(costs):
         c = lambda idx, P: _call_cost(lambda _, Q: costs(idx, Q), None, P)
     else:
@@ -270,7 +376,7 @@ def _example_costs(costs, loss, Y):
         if W.shape != (N, K) or (W < 0).any():
             raise ValueError(f"costs must be None, a callable costs(idx, P) -> (n,), or an (N, K)={N, K} array of non-negative label weights; got shape {W.shape}")
         # example-dependent weighted Hamming: instance n's own label weights, as given (not normalised)
-        c = lambda idx, P: hamming_loss(Y[idx], P, weights=W[idx], normalize=False, average=False)
+        c = DecomposedCost(Y, "hamming", W)
     c(np.arange(min(N, 2)), Y[:min(N, 2)])   # fail early on a wrong output shape
     return c
 
@@ -278,7 +384,8 @@ def _fit_one(base, shared, fold, X, C):
     "Fit on (X, C): a clone of base, or through the shared SVD (fold None: all of X; i: fold i's training part)."
     if shared is None: return clone(base).fit(X, C)
     alpha, full, per_fold = shared   # shared = (α, _SVDRidge(X), [_SVDRidge(X[train of fold i])])
-    return (full if fold is None else per_fold[fold]).fit(C, alpha)
+    svd = full if fold is None else per_fold[fold]
+    return svd.fit_one_sided(C, alpha, base.max_iter) if base.one_sided else svd.fit(C, alpha)
 
 def _fit_sub(base, X, C, B, fold_splits=None, shared=None):
     "Fit one sub-problem learner; return it, its ±1 training votes (n, k), out-of-fold votes (or None) and E_m."
@@ -362,23 +469,32 @@ class PRAkEL(BaseEstimator):
         self.subproblem_costs_ = np.array(E); self.n_labels_, self.n_features_in_ = K, X.shape[1]
         return self
 
-    def _votes(self, X):
+    def _check_predict_X(self, X):
+        "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR with the training width."
         check_is_fitted(self, "estimators_")
         X = _check_X(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
+        return X
+
+    def _votes(self, X):  # X: validated by _check_predict_X
         B = labelset_patterns(self.labelsets_.shape[1])
         for est, S, a in zip(self.estimators_, self.labelsets_, self.alphas_):
             yield S, a * (2 * B[est.predict(X)].astype(np.int8) - 1)
 
     def decision_function(self, X):
         "Weighted votes F (N, K); the prediction is F > 0."
+        X = self._check_predict_X(X)
         F = np.zeros((X.shape[0], self.n_labels_))
         for S, v in self._votes(X): F[:, S] += v
         return F
 
     def staged_predict(self, X):
         "Predictions after each iteration m = 1..M (for cost-vs-M curves)."
+        X = self._check_predict_X(X)   # checked here, before the first yield
+        return self._staged(X)
+
+    def _staged(self, X):
         F = np.zeros((X.shape[0], self.n_labels_))
         for S, v in self._votes(X):
             F[:, S] += v; yield (F > 0).astype(np.int8)
@@ -393,11 +509,12 @@ class _LinearLP:
     def __init__(self, lin, classes): self.lin, self.classes_ = lin, classes
     def predict(self, X): return self.classes_[self.lin.predict_costs(X).argmax(1)]
 
-def _lp_fit(base, X, Ys, weights=None, shared=None):
+def _lp_fit(base, X, Ys, weights=None, shared=None):  # shared: (α, _SVDRidge of X with the same sample weights)
     "Fit a label-powerset classifier on the labelset columns Ys; a constant labelset gets its class index."
     y = encode_labelset(Ys)
     if (y == y[0]).all(): return int(y[0])
-    if shared is not None and (weights is None or np.allclose(weights, weights[0])):
+    sw = None if shared is None else shared[1].sw
+    if shared is not None and ((weights is None and sw is None) or (weights is not None and sw is not None and np.array_equal(weights, sw))):
         classes = np.unique(y)   # RidgeClassifier's ±1 targets; two columns give the same argmax as its single one
         return _LinearLP(shared[1].fit(np.where(y[:, None] == classes, 1.0, -1.0), shared[0]), classes)
     est = clone(base)
@@ -432,6 +549,7 @@ class RAkEL(BaseEstimator):
         self.random_state, self.n_jobs, self.shared_solver = random_state, n_jobs, shared_solver
 
     def _instance_weights(self, Y, S): return None
+    def _shared_sample_weight(self): return None   # instance weights common to all sub-problems (CS-RAkEL)
 
     def fit(self, X, Y, costs=None):  # costs: ignored by RAkEL (it is not cost-sensitive); used by CSRAkEL
         "Train one label-powerset classifier per labelset."
@@ -443,7 +561,7 @@ class RAkEL(BaseEstimator):
         self._set_costs(costs, Y)
         base = self.base_estimator if self.base_estimator is not None else RidgeClassifier()
         alpha = _ridge_classifier_alpha(base, X) if self.shared_solver else None
-        shared = (alpha, _SVDRidge(X)) if alpha is not None else None
+        shared = (alpha, _SVDRidge(X, self._shared_sample_weight())) if alpha is not None else None
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_lp_fit)(base, X, Y[:, S], self._instance_weights(Y, S), shared) for S in sets)
         self.labelsets_, self.n_labels_, self.n_features_in_ = sets, K, X.shape[1]
@@ -464,25 +582,40 @@ class RAkEL(BaseEstimator):
         return (self.decision_function(X) > 0).astype(np.int8)
 
 class CSRAkEL(RAkEL):
-    "CS-RAkEL: RAkEL whose label-powerset sub-problems weigh instances by the weighted-Hamming cost of their labelset."
+    "CS-RAkEL (Lo 2013): RAkEL whose label-powerset sub-problems weigh each instance by the costs of its relevant labels."
     def __init__(self, k=3, n_iterations=None, mode="overlapping", base_estimator=None, random_state=None, n_jobs=None,
                  shared_solver=True,
-                 weights=None,  # (K,) label weights or None (all 1); fit(costs=(N, K)) gives example-dependent ones
+                 weights=None,               # (K,) label weights or None (all 1); fit(costs=(N, K)) gives example-dependent ones
+                 instance_weight="relevant", # "relevant": Σ of w over the instance's relevant labels (the paper); "labelset": Σ over S
                 ):
         super().__init__(k, n_iterations, mode, base_estimator, random_state, n_jobs, shared_solver)
-        self.weights = weights
+        self.weights, self.instance_weight = weights, instance_weight
 
     def _set_costs(self, costs, Y):
         N, K = Y.shape
+        if self.instance_weight not in ("relevant", "labelset"):
+            raise ValueError(f"instance_weight={self.instance_weight!r}: use 'relevant' (the paper's CS-RAkEL) or 'labelset'")
         W = costs if costs is not None else (np.ones(K) if self.weights is None else self.weights)
         W = np.broadcast_to(np.asarray(W, dtype=float), (N, K)) if np.ndim(W) == 1 else np.asarray(W, dtype=float)
-        if W.shape != (N, K) or (W < 0).any():
+        if W.shape != (N, K) or (W < 0).any() or not np.isfinite(W).all():
             raise ValueError(f"weights must be (K,)=({K},) or costs (N, K)=({N}, {K}) non-negative label weights, got {W.shape}")
         self.W_ = W
+        if self.instance_weight == "relevant":
+            w = (W * Y).sum(1)                        # the misclassification costs of the instance's relevant labels
+            # an instance without relevant labels would weigh 0 and drop out of every sub-problem (half of birds);
+            # it gets the mean cost of one of its labels instead
+            w = np.where(Y.any(1), w, W.mean(1))
+            self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)
+
+    def _shared_sample_weight(self):
+        w = self.sample_weight_ if self.instance_weight == "relevant" else None
+        return None if w is None or np.allclose(w, w[0]) else w
 
     def _instance_weights(self, Y, S):
+        if self.instance_weight == "relevant": return self._shared_sample_weight()
         w = self.W_[:, S].sum(1)
-        return w / w.mean() if w.mean() > 0 else None
+        if w.mean() <= 0 or np.allclose(w, w[0]): return None   # equal weights: plain RAkEL (and its shared solver)
+        return w / w.mean()
 
 # %% ../nbs/30_prakel.ipynb #3f5edd9e
 class MLkNN(BaseEstimator):
@@ -590,51 +723,55 @@ def _prepare(ds, tr, te):
 
 def _mean_loss(f, Y, P): return float(np.mean(f(Y, P)))
 
-def run_split(dataset,         # data set name for mlxplain.data.load
-              repeat,          # split index (also its seed)
-              data_home=None,  # where the data live (default: $MLXPLAIN_DATA / the cache)
-              curves=False,    # also record the cost-vs-M curves (Fig. 2)
-             ):
-    "One train/validation/test split of the Section 5 protocol: every method, every loss; tidy records."
+def _split_data(dataset, repeat, data_home=None):
+    "The data of one split of the Section 5 protocol: 75/25 train/test, the last third of training for validation."
     from mlxplain.data import load
     ds = load(dataset, data_home=data_home); Y = ds.Y_dense.astype(np.int8); N, K = Y.shape
     rng = np.random.default_rng(repeat)
     perm = rng.permutation(N); n_tr = int(round(0.75 * N)); tr, te = perm[:n_tr], perm[n_tr:]
     n_fit = int(round(len(tr) * 2 / 3))
-    Xtr, Xte = _prepare(ds, tr, te); Ytr, Yte = Y[tr], Y[te]
-    fi, va = np.arange(n_fit), np.arange(n_fit, len(tr))
+    Xtr, Xte = _prepare(ds, tr, te)
     w = _label_weights(dataset, K)
     L = {n: resolve_loss(n) for n in ("hamming", "ranking", "f1", "composite")}
     L["weighted_hamming"] = weighted_hamming(w)
+    return dict(Xtr=Xtr, Xte=Xte, Ytr=Y[tr], Yte=Y[te], fi=np.arange(n_fit), va=np.arange(n_fit, len(tr)), w=w, L=L, K=K)
+
+def _select_and_test(D, recs, method, make, grid, losses):
+    "Choose grid params on validation per loss, refit on the training part, test; append records; return the choice per loss."
+    Xtr, Ytr, fi, va, L = D["Xtr"], D["Ytr"], D["fi"], D["va"], D["L"]
+    val = {}
+    for p in grid:
+        P = make(**p).fit(Xtr[fi], Ytr[fi]).predict(Xtr[va])
+        for ln in losses: val[(ln, tuple(p.items()))] = _mean_loss(L[ln], Ytr[va], P)
+    fitted, chosen = {}, {}
+    for ln in losses:
+        best = min(grid, key=lambda p: val[(ln, tuple(p.items()))]); key = tuple(best.items())
+        if key not in fitted:
+            t = time.perf_counter(); m = make(**best).fit(Xtr, Ytr)
+            fitted[key] = (m.predict(D["Xte"]), time.perf_counter() - t)
+        P, sec = fitted[key]
+        recs.append(dict(kind="test", method=method, loss=ln, value=_mean_loss(L[ln], D["Yte"], P), seconds=sec, **best))
+        chosen[ln] = best
+    return chosen
+
+def _rec(recs, method, loss, value, kind="test", **kw):
+    recs.append(dict(kind=kind, method=method, loss=loss, value=float(value), **kw))
+
+def run_split(dataset,         # data set name for mlxplain.data.load
+              repeat,          # split index (also its seed)
+              data_home=None,  # where the data live (default: $MLXPLAIN_DATA / the cache)
+              curves=False,    # also record the cost-vs-M curves (Fig. 2)
+             ):
+    "One split of the Section 5 protocol, every method but CS-RAkEL and the one-sided runs, every loss; tidy records."
+    D = _split_data(dataset, repeat, data_home); Xtr, Xte, Ytr, Yte, L, K = (D[k] for k in ("Xtr", "Xte", "Ytr", "Yte", "L", "K"))
+    fi, va = D["fi"], D["va"]
     recs = []
-    def rec(method, loss, value, kind="test", **kw):
-        recs.append(dict(kind=kind, method=method, loss=loss, value=float(value), **kw))
-
-    def select_and_test(method, make, grid, losses):
-        "Choose grid params on validation per loss, refit on the training part, test; returns chosen params per loss."
-        val = {}
-        for p in grid:
-            P = make(**p).fit(Xtr[fi], Ytr[fi]).predict(Xtr[va])
-            for ln in losses: val[(ln, tuple(p.items()))] = _mean_loss(L[ln], Ytr[va], P)
-        fitted, chosen = {}, {}
-        for ln in losses:
-            best = min(grid, key=lambda p: val[(ln, tuple(p.items()))]); key = tuple(best.items())
-            if key not in fitted:
-                t = time.perf_counter(); m = make(**best).fit(Xtr, Ytr)
-                fitted[key] = (m.predict(Xte), time.perf_counter() - t)
-            P, sec = fitted[key]
-            rec(method, ln, _mean_loss(L[ln], Yte, P), seconds=sec, **best); chosen[ln] = best
-        return chosen
-
-    kg = _k_grid(K)
-    rgrid = [dict(k=k, alpha=a) for k in kg for a in _ALPHAS]
+    rgrid = [dict(k=k, alpha=a) for k in _k_grid(K) for a in _ALPHAS]
     mk_rakel = lambda k, alpha: RAkEL(k=k, base_estimator=RidgeClassifier(alpha=alpha), random_state=repeat)
-    select_and_test("RAkEL", mk_rakel, rgrid, _LOSSES)
-    mk_cs = lambda k, alpha: CSRAkEL(k=k, base_estimator=RidgeClassifier(alpha=alpha), weights=w, random_state=repeat)
-    select_and_test("CS-RAkEL", mk_cs, rgrid, ["weighted_hamming"])
+    _select_and_test(D, recs, "RAkEL", mk_rakel, rgrid, _LOSSES)
     from mlxplain.learners import BinaryRelevance
-    select_and_test("BR", lambda C: BinaryRelevance(LogisticRegression(C=C, max_iter=1000)), [dict(C=c) for c in (0.1, 1.0, 10.0)], _LOSSES)
-    select_and_test("ML-kNN", lambda k: MLkNN(k=k), [dict(k=10)], _LOSSES)
+    _select_and_test(D, recs, "BR", lambda C: BinaryRelevance(LogisticRegression(C=C, max_iter=1000)), [dict(C=c) for c in (0.1, 1.0, 10.0)], _LOSSES)
+    _select_and_test(D, recs, "ML-kNN", lambda k: MLkNN(k=k), [dict(k=10)], _LOSSES)
     # EPCC: one fit per C, then one inference rule per loss (the paper's Table 10 uses the Hamming and F1 rules)
     rules = {"hamming": "hamming", "ranking": "ranking", "f1": "f1", "composite": "composite", "weighted_hamming": "hamming"}
     val = {}
@@ -647,25 +784,52 @@ def run_split(dataset,         # data set name for mlxplain.data.load
         sec = time.perf_counter() - t
         for ln, rule in rules.items():
             if min((0.1, 1.0), key=lambda c: val[(ln, c)]) == C:
-                rec("EPCC", ln, _mean_loss(L[ln], Yte, ep.predict(Xte, loss=rule)), seconds=sec, C=C)
+                _rec(recs, "EPCC", ln, _mean_loss(L[ln], Yte, ep.predict(Xte, loss=rule)), seconds=sec, C=C)
                 if ln == "composite":
                     for r2, nm in (("hamming", "EPCC-Ham"), ("f1", "EPCC-F1")):
-                        rec(nm, ln, _mean_loss(L[ln], Yte, ep.predict(Xte, loss=r2)), seconds=sec, C=C)
+                        _rec(recs, nm, ln, _mean_loss(L[ln], Yte, ep.predict(Xte, loss=r2)), seconds=sec, C=C)
     # PRAkEL and its variants
     for ln in _LOSSES:
         mk = lambda k, alpha, **kw: PRAkEL(loss=L[ln], k=k, base_estimator=CostRegressionClassifier(Ridge(alpha=alpha)),
                                           random_state=repeat, **kw)
-        best = select_and_test("PRAkEL", mk, rgrid, [ln])[ln]
+        best = _select_and_test(D, recs, "PRAkEL", mk, rgrid, [ln])[ln]
         variants = {"PRAkEL_t": dict(reference="true"), "PRAkEL-GW": dict(weighting="greedy"), "PRAkEL-SW": dict(weighting="simple")}
         if ln in ("f1", "composite"): variants["PRAkEL-oos"] = dict(reference="oos")
         for name, kw in [("PRAkEL", {})] + list(variants.items()):
             t = time.perf_counter(); m = mk(**best, **kw).fit(Xtr, Ytr); sec = time.perf_counter() - t
-            if name != "PRAkEL": rec(name, ln, _mean_loss(L[ln], Yte, m.predict(Xte)), seconds=sec, **best)
-            rec(name, ln, m.training_cost_curve_[-1], kind="train", seconds=sec, **best)
+            if name != "PRAkEL": _rec(recs, name, ln, _mean_loss(L[ln], Yte, m.predict(Xte)), seconds=sec, **best)
+            _rec(recs, name, ln, m.training_cost_curve_[-1], kind="train", seconds=sec, **best)
             if curves and name == "PRAkEL" and ln in ("hamming", "ranking", "f1"):
                 for M, P in enumerate(m.staged_predict(Xte), 1):
-                    rec(name, ln, m.training_cost_curve_[M - 1], kind="curve_train", M=M, **best)
-                    rec(name, ln, _mean_loss(L[ln], Yte, P), kind="curve_test", M=M, **best)
+                    _rec(recs, name, ln, m.training_cost_curve_[M - 1], kind="curve_train", M=M, **best)
+                    _rec(recs, name, ln, _mean_loss(L[ln], Yte, P), kind="curve_test", M=M, **best)
+    return recs
+
+def run_split_csrakel(dataset, repeat, data_home=None):
+    "CS-RAkEL on one split (Tables 12–13): equal label weights under Hamming loss, the data set's weights under weighted Hamming."
+    D = _split_data(dataset, repeat, data_home); recs = []
+    rgrid = [dict(k=k, alpha=a) for k in _k_grid(D["K"]) for a in _ALPHAS]
+    for ln, w in (("hamming", None), ("weighted_hamming", D["w"])):
+        mk = lambda k, alpha, w=w: CSRAkEL(k=k, base_estimator=RidgeClassifier(alpha=alpha), weights=w, random_state=repeat)
+        _select_and_test(D, recs, "CS-RAkEL", mk, rgrid, [ln])
+    return recs
+
+_OS_LOSSES = ["hamming", "ranking", "weighted_hamming", "composite", "f1"]
+
+def run_split_onesided(dataset, repeat, data_home=None,
+                       loss="hamming",   # one loss per grid cell (so a partial run keeps whole losses)
+                      ):
+    "PRAkEL with one-sided ridge regression (in the spirit of RED-OSSVR) on one split: PRAkEL-OS and PRAkEL-OS-GW."
+    D = _split_data(dataset, repeat, data_home); recs = []
+    rgrid = [dict(k=k, alpha=a) for k in _k_grid(D["K"]) for a in _ALPHAS]
+    mk = lambda k, alpha, **kw: PRAkEL(loss=D["L"][loss], k=k, base_estimator=CostRegressionClassifier(Ridge(alpha=alpha), one_sided=True),
+                                      random_state=repeat, **kw)
+    best = _select_and_test(D, recs, "PRAkEL-OS", mk, rgrid, [loss])[loss]
+    for name, kw in (("PRAkEL-OS", {}), ("PRAkEL-OS-GW", dict(weighting="greedy"))):
+        t = time.perf_counter(); m = mk(**best, **kw).fit(D["Xtr"], D["Ytr"]); sec = time.perf_counter() - t
+        if name != "PRAkEL-OS": _rec(recs, name, loss, _mean_loss(D["L"][loss], D["Yte"], m.predict(D["Xte"])), seconds=sec, **best)
+        _rec(recs, name, loss, m.training_cost_curve_[-1], kind="train", seconds=sec, **best)
+        _rec(recs, name, loss, float(np.mean(m.alphas_ != 1.0)), kind="gw_alpha_not_1", **best)
     return recs
 
 # %% ../nbs/30_prakel.ipynb #f621e29c
@@ -688,14 +852,15 @@ def summarize(df, out_dir=None):  # df: tidy records of run_split
     out = {"tables": tab, "ttests": [], "friedman": []}
     for (ln, d), g in test.groupby(["loss", "dataset"]):
         piv = g.pivot_table(index="repeat", columns="method", values="value")
-        if "PRAkEL" not in piv: continue
-        for m in piv.columns.drop("PRAkEL"):
-            a, b = piv["PRAkEL"], piv[m]; ok = a.notna() & b.notna()
-            if ok.sum() < 2: continue
-            diff = (a[ok] - b[ok]).to_numpy()
-            p = 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(a[ok], b[ok]).pvalue)
-            verdict = "comparable" if not p < 0.05 else ("superior" if diff.mean() < 0 else "inferior")
-            out["ttests"].append(dict(loss=ln, dataset=d, other=m, diff=float(diff.mean()), p=p, prakel=verdict))
+        for ref in ("PRAkEL", "PRAkEL-OS"):   # paired t-tests of each reference method against every other method
+            if ref not in piv: continue
+            for m in piv.columns.drop(ref):
+                a, b = piv[ref], piv[m]; ok = a.notna() & b.notna()
+                if ok.sum() < 2: continue
+                diff = (a[ok] - b[ok]).to_numpy()
+                p = 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(a[ok], b[ok]).pvalue)
+                verdict = "comparable" if not p < 0.05 else ("superior" if diff.mean() < 0 else "inferior")
+                out["ttests"].append(dict(loss=ln, dataset=d, ref=ref, other=m, diff=float(diff.mean()), p=p, prakel=verdict))
     for ln in ("hamming", "ranking", "f1", "composite"):
         meths = _MAIN if ln != "composite" else ["PRAkEL", "EPCC-Ham", "EPCC-F1", "EPCC", "RAkEL"]
         piv = tab[tab["loss"] == ln].pivot(index="dataset", columns="method", values="mean").reindex(columns=meths).dropna()
@@ -717,26 +882,70 @@ def summarize(df, out_dir=None):  # df: tidy records of run_split
         (out_dir / "friedman.json").write_text(json.dumps(out["friedman"], indent=1))
     return out
 
-def reproduce(out_dir,          # where runs.csv (tidy, cached), tables.csv, ttests.csv, friedman.json go
+def _code_versions():
+    "Fingerprints of the code behind each part of the reproduction (cached rows of other code are recomputed)."
+    from mlxplain.experiments import code_version
+    core = (_split_data, _select_and_test, _prepare, _label_weights, _mean_loss, _rec)
+    prakel = (PRAkEL, CostRegressionClassifier, _one_sided_refits, _SVDRidge, _LinearCosts, _shared_alpha, _fit_one, _fit_sub,
+              _example_costs, transform_costs, labelset_patterns, DecomposedCost, decompose_loss, _ranking_weights,
+              greedy_weight, simple_weight, _segments, select_labelsets, resolve_loss, _call_cost)
+    rakel = (RAkEL, _LinearLP, _lp_fit, _ridge_classifier_alpha, _lp_predict, _SVDRidge)
+    return {"main": code_version(run_split, *core, *prakel, *rakel, EPCC, MLkNN),
+            "csrakel": code_version(run_split_csrakel, *core, *rakel, CSRAkEL),
+            "onesided": code_version(run_split_onesided, *core, *prakel)}
+
+def reproduce(out_dir,          # where runs*.csv (tidy, cached), tables.csv, ttests.csv, friedman.json go
               quick=False,      # emotions and yeast, one repeat
               data_home=None,   # data folder (default $MLXPLAIN_DATA / the download cache)
               n_repeats=3,      # random 75/25 splits per data set (the paper: 30)
               datasets=None,    # default: the paper's seven
+              parts=("main", "csrakel", "onesided"),  # main: all methods; csrakel: Tables 12–13; onesided: PRAkEL-OS
+              onesided_losses=None,  # losses of the one-sided part (default _OS_LOSSES)
+              onesided_datasets=None,  # data sets of the one-sided part (default: as `datasets`)
              ) -> pd.DataFrame:
-    "Section 5 of the paper at this machine's scale: tidy results in out_dir/runs.csv plus the summaries."
+    "Section 5 of the paper at this machine's scale: tidy results in out_dir/runs*.csv plus the summaries."
     from threadpoolctl import threadpool_limits
     from mlxplain.experiments import run_grid
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     names = datasets or (["emotions", "yeast"] if quick else _DATASETS)
     reps = 1 if quick else n_repeats
+    ver = _code_versions()
     # repeat-major order: every data set gets its first split before any gets its second (partial runs stay usable)
-    grid = [dict(dataset=d, repeat=r, data_home=data_home, curves=d == "yeast") for r in range(reps) for d in names]
+    jobs = {"main": (run_split, "runs.csv", [dict(dataset=d, repeat=r, data_home=data_home, curves=d == "yeast")
+                                              for r in range(reps) for d in names]),
+            "csrakel": (run_split_csrakel, "runs_csrakel.csv", [dict(dataset=d, repeat=r, data_home=data_home)
+                                                                 for r in range(reps) for d in names]),
+            "onesided": (run_split_onesided, "runs_onesided.csv",
+                         [dict(dataset=d, repeat=r, data_home=data_home, loss=ln) for ln in (onesided_losses or _OS_LOSSES)
+                          for r in range(reps) for d in (onesided_datasets or names)])}
+    frames = []
     import warnings
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        df = run_grid(run_split, grid, cache=out_dir / "runs.csv", desc="PRAkEL reproduction")
-    summarize(df, out_dir)
-    return df
+        for part in parts:
+            func, fname, grid = jobs[part]
+            frames.append(run_grid(func, grid, cache=out_dir / fname, desc=f"PRAkEL reproduction: {part}", version=ver[part]))
+    summarize(load_runs(out_dir), out_dir)   # the summaries cover every part run so far, not only this call's
+    return pd.concat(frames, ignore_index=True)
+
+_RUN_FILES = {"main": "runs.csv", "csrakel": "runs_csrakel.csv", "onesided": "runs_onesided.csv"}
+
+def load_runs(out_dir,             # folder written by reproduce
+              current_only=True,   # keep only rows written by the current code (see `_code_versions`)
+             ):
+    "All tidy records of the reproduction (every part that has been run), as one DataFrame."
+    out_dir = Path(out_dir); ver = _code_versions() if current_only else {}
+    frames = []
+    for part, f in _RUN_FILES.items():
+        if not (out_dir / f).exists(): continue
+        d = pd.read_csv(out_dir / f)
+        if current_only:
+            keep = d["_version"].astype(str) == ver[part] if "_version" in d else np.zeros(len(d), bool)
+            if (~keep).any(): print(f"load_runs: {int((~keep).sum())} rows of {f} come from other code and are left out")
+            d = d[keep]
+        frames.append(d)
+    if not frames: raise FileNotFoundError(f"no runs*.csv in {out_dir}: run `mlxplain reproduce prakel` first")
+    return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
 
 # %% ../nbs/30_prakel.ipynb #13068d29
 def results_table(tab,             # summarize(...)["tables"]

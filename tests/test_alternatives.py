@@ -4,10 +4,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.datasets import load_breast_cancer
 
+import itertools
+import time
+
+import mlxplain.alternatives as alt
 from mlxplain.alternatives import (AlternativeFeatureSelector, crosscheck_alfese, dice_dissimilarity, dice_fixed_k_holds,
                                    dice_linear_holds, greedy_balancing, greedy_depth_search, greedy_replacement, max_overlap,
-                                   mi_qualities, solve_alternatives, _mrmr_data, _fcbf_pairs, demo, label_specific_alternatives,
-                                   shared_vs_specific)
+                                   mi_qualities, model_gain_qualities, mrmr_value, solve_alternatives, cpsat_error_bound, greedy_wrapper,
+                                   wrapper_mcc, summarize, _mrmr_data, _fcbf_pairs, demo, label_specific_alternatives, shared_vs_specific)
 
 Q6 = np.array([9, 8, 7, 3, 2, 1.0])
 
@@ -99,7 +103,7 @@ def test_crosscheck_alfese_univariate(bc):
                  (3, 0.6, 2, "simultaneous", "min"), (4, 0.5, 2, "simultaneous", "sum"), (3, 1.0, 2, "simultaneous", "min")]
     for solver, form in (("cpsat", "paper"), ("cpsat", "fast"), ("scip", "paper")):
         t = crosscheck_alfese(problems, settings_, solver=solver, formulation=form)
-        assert t["both_optimal"].all()
+        assert t["same_status"].all() and t["both_optimal"].all()
         assert (t["rel_diff"] <= 1e-6).all(), t
 
 
@@ -109,7 +113,9 @@ def test_crosscheck_alfese_mrmr_fcbf(bc):
     rel12, R12 = _mrmr_data(X[:250, :12], y[:250], 0)
     problems = {"mrmr": {"kind": "mrmr", "rel": rel, "R": R, "n": 8},
                 "fcbf": {"kind": "fcbf", "q": rel12 / rel12.sum(), "rel": rel12, "R": R12, "pairs": _fcbf_pairs(rel12, R12), "n": 12}}
-    t = crosscheck_alfese(problems, [(4, 0.5, 2, "sequential", "sum"), (3, 0.6, 1, "simultaneous", "sum"), (3, 0.6, 1, "simultaneous", "min")])
+    t = crosscheck_alfese(problems, [(4, 0.5, 2, "sequential", "sum"), (3, 0.6, 1, "simultaneous", "sum"), (3, 0.6, 1, "simultaneous", "min"),
+                                     (4, 1.0, 2, "sequential", "sum")])
+    assert t["same_status"].all(), t
     assert t["both_optimal"].sum() >= 4
     assert (t["rel_diff"].dropna() <= 1e-6).all(), t
 
@@ -231,3 +237,204 @@ def test_sparse_input(bc):
     for obj in ("mi", "model_gain"):
         sel = AlternativeFeatureSelector(objective=obj, k=3, n_alternatives=1, tau=0.5, random_state=0).fit(Xs, y[:200])
         assert all(s in ("optimal", "infeasible") for s in sel.statuses_)
+
+
+# ---- solver robustness -------------------------------------------------------------------------------------------
+
+def brute(value, n, k, tau, n_sets, agg):
+    "Exact optimum by enumeration (small problems)."
+    C = list(itertools.combinations(range(n), k))
+    v = np.array([value(list(c)) for c in C])
+    ov = max_overlap(k, tau)
+    best = -np.inf
+    for tup in itertools.combinations(range(len(C)), n_sets):
+        if all(len(set(C[i]) & set(C[j])) <= ov for i, j in itertools.combinations(tup, 2)):
+            best = max(best, v[list(tup)].sum() if agg == "sum" else v[list(tup)].min())
+    return best
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
+@pytest.mark.parametrize("precision", [None, 2])
+def test_cpsat_relative_scaling_within_bound(scale, precision):
+    rng = np.random.default_rng(int(np.log10(scale)) + 20)
+    for _ in range(2):
+        q = rng.random(8) * scale
+        p = {"kind": "linear", "q": q, "n": 8}
+        for agg in ("sum", "min"):
+            best = brute(lambda s: q[s].sum(), 8, 3, 0.5, 3, agg)
+            for form in ("paper", "fast"):
+                sets, status, _ = solve_alternatives(p, 3, 0.5, 3, (), agg, "cpsat", form, None, precision=precision)
+                got = (sum if agg == "sum" else min)(q[s].sum() for s in sets)
+                assert status == "optimal"
+                assert -1e-12 * best <= best - got <= cpsat_error_bound(p, 3, 3, agg, precision, form) + 1e-12 * best
+
+
+def test_cpsat_tiny_qualities_pick_the_best_feature():
+    q = np.array([1e-12, 3e-12, 2e-12, 5e-13])
+    s = AlternativeFeatureSelector(objective=q, k=1, n_alternatives=1, tau=1.0).fit()
+    assert [f.tolist() for f in s.feature_sets_] == [[1], [2]] and s.statuses_ == ["optimal", "optimal"]
+    big = AlternativeFeatureSelector(objective=q * 1e24, k=1, n_alternatives=1, tau=1.0).fit()
+    assert [f.tolist() for f in big.feature_sets_] == [[1], [2]]
+
+
+def test_cpsat_precision_overflow_raises():
+    p = {"kind": "linear", "q": np.random.default_rng(0).random(10), "n": 10}
+    with pytest.raises(ValueError, match="2\\*\\*31-1"):
+        solve_alternatives(p, 5, 0.4, 2, (), "min", precision=9)
+    with pytest.raises(ValueError, match="precision"):
+        AlternativeFeatureSelector(objective=p["q"], k=3, precision=12).fit()
+    with pytest.raises(ValueError, match="non-negative"):
+        solve_alternatives(p, 3, 0.5, 1, precision=-1)
+
+
+def test_mrmr_default_precision_exact_and_unguarded_failure(bc, monkeypatch):
+    X, y = bc
+    rel, R = _mrmr_data(X[:250, 3:11], y[:250])
+    p = {"kind": "mrmr", "rel": rel, "R": R, "n": 8}
+    for agg in ("sum", "min"):
+        best = brute(lambda s: mrmr_value(s, rel, R), 8, 3, 0.6, 2, agg)
+        for form in ("paper", "fast"):
+            sets, st, _ = solve_alternatives(p, 3, 0.6, 2, (), agg, "cpsat", form, None)
+            got = (sum if agg == "sum" else min)(mrmr_value(s, rel, R) for s in sets)
+            assert st == "optimal" and 0 <= best - got <= cpsat_error_bound(p, 3, 2, agg, None, form) + 1e-12
+    import ortools
+    if ortools.__version__ == "9.15.6755":  # documents why integers are kept below 2**31 (CP-SAT presolve, big-M rows)
+        monkeypatch.setattr(alt, "_CPSAT_INT_MAX", 2**62)
+        sets, st, _ = solve_alternatives(p, 3, 0.6, 2, (), "sum", "cpsat", "paper", None, precision=9)
+        assert st == "optimal" and brute(lambda s: mrmr_value(s, rel, R), 8, 3, 0.6, 2, "sum") - sum(mrmr_value(s, rel, R) for s in sets) > 0.01
+
+
+def test_invalid_cpsat_model_raises():
+    m, S, _ = solve_alternatives({"kind": "linear", "q": np.arange(1.0, 7.0), "n": 6}, 2, 0.5, 2, return_model=True)
+    m.m.new_int_var(3, 1, "empty")
+    with pytest.raises(RuntimeError, match="invalid"):
+        m.solve()
+
+
+def test_scip_gap_zero_is_exact_and_default_gap_is_not():
+    from ortools.linear_solver import pywraplp
+    rng = np.random.default_rng(0)
+    wrong = {0.0: 0, 1e-4: 0}
+    for _ in range(8):
+        q = 1 + 1e-5 * rng.random(10)
+        p = {"kind": "linear", "q": q, "n": 10}
+        for agg in ("sum", "min"):
+            best = brute(lambda s: q[s].sum(), 10, 3, 0.5, 2, agg)
+            for gap in wrong:
+                m, S, _ = solve_alternatives(p, 3, 0.5, 2, (), agg, "scip", time_limit=None, return_model=True)
+                m.params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, gap)
+                assert m.solve() == "optimal"
+                sets = [np.flatnonzero([m.val(v) > 0.5 for v in s]) for s in S]
+                wrong[gap] += best - (sum if agg == "sum" else min)(q[s].sum() for s in sets) > 1e-12
+    assert wrong[0.0] == 0 and wrong[1e-4] > 0
+    # the estimator's default SCIP search is exact on such near ties
+    q = 1 + 1e-5 * np.random.default_rng(3).random(10)
+    s = AlternativeFeatureSelector(objective=q, k=3, n_alternatives=1, tau=0.5, search="simultaneous", solver="scip").fit()
+    assert abs(sum(s.qualities_) - brute(lambda f: q[f].sum(), 10, 3, 0.5, 2, "sum")) <= 1e-12
+
+
+def test_scip_sub_millisecond_time_limit_still_limits():
+    t0 = time.perf_counter()
+    _, st, _ = solve_alternatives({"kind": "linear", "q": np.random.default_rng(0).random(60), "n": 60}, 10, 0.3, 6, (), "min", "scip",
+                                  time_limit=1e-5)
+    assert time.perf_counter() - t0 < 20 and st in ("not solved", "feasible")
+
+
+def test_greedy_depth_search_cap_and_statuses():
+    sets, st = greedy_depth_search(np.arange(8.0), 3, 3, 1.0, return_statuses=True)
+    assert st == ["feasible", "feasible", "infeasible", "infeasible"] and sets[2] is None
+    t0 = time.perf_counter()
+    sets, st = greedy_depth_search(np.arange(40.0), 5, 8, 1.0, max_iters=2000, return_statuses=True)  # C(40, 5) = 658008 subsets
+    assert st == ["feasible"] + ["not solved"] * 8 and time.perf_counter() - t0 < 2
+    assert greedy_depth_search(np.arange(40.0), 5, 8, 1.0, max_iters=None, time_limit=0.0, return_statuses=True)[1] == ["not solved"] * 9
+    s = AlternativeFeatureSelector(objective=np.arange(40.0), k=5, n_alternatives=8, tau=1.0, method="greedy_depth", time_limit=0.01).fit()
+    assert s.statuses_[0] in ("feasible", "not solved") and "not solved" in s.statuses_
+    s = AlternativeFeatureSelector(objective=np.arange(8.0), k=3, n_alternatives=3, tau=1.0, method="greedy_depth").fit()
+    assert s.statuses_ == ["feasible", "feasible", "infeasible", "infeasible"]
+
+
+# ---- tests of the model itself ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("solver,formulation", [("cpsat", "paper"), ("cpsat", "fast"), ("scip", "paper")])
+def test_dice_constraints_in_solver_model_equal_set_definition(solver, formulation):
+    rng = np.random.default_rng({"paper": 1, "fast": 2}[formulation] + (10 if solver == "scip" else 0))
+    seen = {True: 0, False: 0}
+    for _ in range(60):
+        n = int(rng.integers(3, 10)); k = int(rng.integers(1, n + 1)); n_sets = int(rng.integers(2, 4))
+        tau = float(rng.choice([0, .2, 1 / 3, .4, .5, .6, 2 / 3, .8, 1, rng.random()]))
+        q = rng.random(n)
+        fix = sorted([np.sort(rng.permutation(n)[:k]) for _ in range(n_sets)], key=lambda f: -q[f].sum())  # fast: sets ordered by quality
+        m, S, _ = solve_alternatives({"kind": "linear", "q": q, "n": n}, k, tau, n_sets, solver=solver, formulation=formulation,
+                                     time_limit=None, return_model=True)
+        for s, f in zip(S, fix):
+            for i in range(n):
+                m.add(s[i] == int(i in f))
+        by_sets = all(dice_dissimilarity(a, b) >= tau - 1e-12 for a, b in itertools.combinations(fix, 2))
+        assert m.solve() == ("optimal" if by_sets else "infeasible")
+        seen[by_sets] += 1
+    assert min(seen.values()) >= 15
+
+
+def test_dice_linear_holds_rejects_non_binary():
+    with pytest.raises(ValueError, match="0/1"):
+        dice_linear_holds([0, 2, 1], [1, 1, 0], 0.5)
+
+
+def test_model_gain_is_entropy_tree_importance():
+    from sklearn.tree import DecisionTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = (X[:, 0] + 0.5 * X[:, 2] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    t = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y).tree_
+    p = t.value[:, 0, :] / t.value[:, 0, :].sum(1, keepdims=True)
+    H = -(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0)).sum(1)
+    w, imp = t.weighted_n_node_samples, np.zeros(6)
+    for i in np.flatnonzero(t.children_left >= 0):
+        left, right = t.children_left[i], t.children_right[i]
+        imp[t.feature[i]] += w[i] * H[i] - w[left] * H[left] - w[right] * H[right]
+    np.testing.assert_allclose(model_gain_qualities(X, y, 0), imp / imp.sum(), atol=1e-10)
+
+
+def test_mi_matches_alfese_and_is_deterministic(bc):
+    import pandas as pd
+    from alfese import alfese as af
+    X, y = bc
+    Xs, ys = X[:200, :8], y[:200]
+    np.testing.assert_allclose(mi_qualities(Xs, ys), af.MISelector().compute_qualities(pd.DataFrame(Xs), pd.Series(ys)), atol=1e-12)
+    np.testing.assert_allclose(model_gain_qualities(Xs, ys), af.ModelImportanceSelector().compute_qualities(pd.DataFrame(Xs), pd.Series(ys)),
+                               atol=1e-12)
+    a = AlternativeFeatureSelector(objective="mi", k=3, n_alternatives=1).fit(Xs, ys)
+    b = AlternativeFeatureSelector(objective="mi", k=3, n_alternatives=1).fit(Xs, ys)
+    assert a.results_["features"].tolist() == b.results_["features"].tolist() and a.qualities_ == b.qualities_
+    c = AlternativeFeatureSelector(objective="mi", k=3, n_alternatives=1, mi_estimator="classif").fit(Xs, ys)
+    assert np.isfinite(c.qualities_).all()
+    with pytest.raises(ValueError, match="mi_estimator"):
+        AlternativeFeatureSelector(mi_estimator="knn").fit(Xs, ys)
+
+
+@pytest.mark.parametrize("agg", ["sum", "min"])
+def test_greedy_wrapper_improves_on_start_and_respects_max_iters(bc, agg):
+    X, y = bc
+    Xw, yw = X[:250, :12], y[:250]
+    f = sum if agg == "sum" else min
+    s0, q0, _, _, it0 = greedy_wrapper(Xw, yw, 3, 0.5, n_sets=2, aggregation=agg, max_iters=1, random_state=0)
+    assert it0 == 1
+    s, qv, st, _, it = greedy_wrapper(Xw, yw, 3, 0.5, n_sets=2, aggregation=agg, max_iters=40, random_state=0)
+    assert it <= 40 and st == "feasible" and f(qv) > f(q0)
+    np.testing.assert_allclose(qv, [wrapper_mcc(Xw, yw, x, 0) for x in s])
+    assert dice_dissimilarity(*s) >= 0.5 and all(len(x) == 3 for x in s)
+
+
+def test_summarize_table4_uses_objectives_present_at_every_a():
+    rows = []
+    for a in range(1, 6):
+        for obj in ("MI", "mRMR"):
+            if obj == "mRMR" and a > 3:
+                continue
+            for i in range(a + 1):
+                rows.append({"dataset": "d", "fold": 0, "k": 5, "n_features": 20, "objective": obj, "search": "sim. (sum)", "a": a,
+                             "tau": 0.4, "set": i, "features": "0 1 2 3 4", "status": "optimal" if obj == "MI" else "feasible",
+                             "time": 0.1, "train_objective": 0.5, "test_objective": 0.4, "test_mcc": 0.3})
+    import pandas as pd
+    t4 = summarize(pd.DataFrame(rows))["table4"]
+    assert (t4[t4.status == "optimal"].ours == 100).all() and (t4[t4.status == "feasible"].ours == 0).all()

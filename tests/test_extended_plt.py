@@ -1,13 +1,18 @@
 """Tests of mlxplain.extended_plt: adversarial set, evaluation vs the foundation metrics,
-explanations (valid features, occlusion = brute force), bad input, determinism, pickling,
-and napkinXC's own contract on its yeast split (needs $MLXPLAIN_DATA)."""
+explanations (valid features, occlusion = brute force, and = an independent product of node
+probabilities on a hand-built tree), bad input, determinism, pickling, the paper's tables against
+the paper's text, and napkinXC's own contract on its yeast split (needs $MLXPLAIN_DATA)."""
 import gc
 import os
 import pickle
+import re
+import tempfile
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from scipy import stats
 from hypothesis import given, settings, strategies as st
 
 from mlxplain.data import make_label_specific
@@ -86,7 +91,12 @@ def test_evaluation_repeats_and_ci(model, data):
     res = adversarial_evaluation(model, Xte, Yte, (0, 0.1), (1,), n_repeats=3, random_state=0)
     assert set(res.repeat) == {0, 1, 2} and len(res) == 2 * 3 * 3
     s = summarize_evaluation(res)
-    assert (s.ci_low <= s["mean"]).all() and (s["mean"] <= s.ci_high).all()
+    raw = res.query("sigma == 0.1 and metric == 'P@k'").value.values
+    lo, hi = stats.t.interval(0.95, len(raw) - 1, loc=raw.mean(), scale=stats.sem(raw))   # scipy, on the raw rows
+    got = s.query("sigma == 0.1 and metric == 'P@k'")
+    assert got["mean"].item() == pytest.approx(raw.mean()) and got["n"].item() == 3
+    assert (got.ci_low.item(), got.ci_high.item()) == pytest.approx((lo, hi), abs=1e-12)
+    assert s.query("sigma == 0")["std"].fillna(0).max() == 0                          # clean data: no spread
     again = adversarial_evaluation(model, Xte, Yte, (0, 0.1), (1,), n_repeats=3, random_state=0)
     np.testing.assert_array_equal(res.value.values, again.value.values)      # seeded noise
 
@@ -116,14 +126,61 @@ def test_occlusion_matches_brute_force_on_hand_built_tree():
             assert a == pytest.approx(base - m.label_proba(sp.csr_matrix(xj), label)[0], abs=1e-7)
 
 
+def test_occlusion_equals_product_of_node_probabilities():
+    """Independent of label_proba: on the hand-built tree root -> {node 1 -> labels 0, 1; label 2}, force
+    the node training problems (label 0 always on, so root, node 1 and leaf 0 see only positives, and the
+    leaves of labels 1, 2 are trained on all rows against their label). Then
+    P(0)=c^3, P(1)=c^2 eta_1, P(2)=c eta_2, where c and eta_l are napkinXC BR's one-vs-all probabilities
+    (a different model class) with the same LIBLINEAR settings; a tight tolerance makes both solvers agree."""
+    from napkinxc.models import BR
+    tree = [(-1, 0, -1), (0, 1, -1), (0, 2, 2), (1, 3, 0), (1, 4, 1)]
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((200, 6)) * (rng.random((200, 6)) < 0.6)).astype(np.float32))
+    Y = np.zeros((200, 3), np.int8); Y[:, 0] = 1
+    Y[:, 1] = X[:, 0].toarray().ravel() + 0.3 * rng.standard_normal(200) > 0.3
+    Y[:, 2] = X[:, 2].toarray().ravel() > X[:, 4].toarray().ravel()
+    tight = dict(liblinear_eps=1e-6, liblinear_max_iter=10_000, weights_threshold=0.0)
+    m = ExtendedPLT(tree_structure=tree, seed=0, **tight).fit(X, Y)
+    with tempfile.TemporaryDirectory() as d:
+        br = BR(d, seed=0, threads=1, **tight)
+        br.fit(X, sp.csr_matrix(Y).astype(np.float32))
+        def by_hand(Z):
+            eta = np.array([[dict(r)[l] for l in range(3)] for r in br.predict_proba(Z, top_k=3)])
+            c = eta[:, 0]
+            return np.stack([c ** 3, c ** 2 * eta[:, 1], c * eta[:, 2]], axis=1)
+        np.testing.assert_allclose(np.stack([m.label_proba(X, l) for l in range(3)], 1), by_hand(X), atol=1e-5)
+        for i in np.argsort(-np.diff(X.indptr))[:3]:          # the three rows with most nonzeros
+            x = X[[i]]
+            rows = [x] + [sp.csr_matrix(np.where(np.arange(6) == j, 0, x.toarray())) for j in x.indices]
+            H = by_hand(sp.vstack(rows, format="csr"))
+            for label in range(3):
+                feats, occ, _ = attribution(m, x, label=label, method="occlusion")
+                np.testing.assert_array_equal(feats, x.indices)
+                np.testing.assert_allclose(occ, H[0, label] - H[1:, label], atol=1e-5)
+        assert max(np.abs(attribution(m, X[[i]], label=1)[1]).max() for i in range(20)) > 1e-2   # not a vacuous check
+
+
 def test_deletion_curve_and_faithfulness(model, data):
     _, _, Xte, _ = data
     x = Xte[[0]]
     feats, s, lab = attribution(model, x, method="occlusion")
     c = deletion_curve(model, x, feats[np.argsort(-s)], lab)
     assert len(c) == x.nnz + 1 and c[0] == pytest.approx(model.label_proba(x, lab)[0])
+    # the curve's points are the probabilities of x with the first i ranked features zeroed, one by one
+    order = feats[np.argsort(-s)]
+    for i in (1, len(order)):
+        z = x.toarray(); z[0, order[:i]] = 0
+        assert c[i] == pytest.approx(model.label_proba(sp.csr_matrix(z), lab)[0], abs=1e-7)
     fa = faithfulness(model, Xte, n_instances=10, random_state=0)
-    assert set(fa.method) == {"magnitude", "occlusion", "random"} and fa.auc.between(0, 1).all()
+    assert set(fa.method) == {"magnitude", "occlusion", "random"} and len(fa) == 30
+    r = fa[fa.method == "occlusion"].iloc[0]                 # the stored AUC is the trapezoid area of that curve
+    xr = Xte[[int(r.instance)]]; f_, s_, _ = attribution(model, xr, int(r.label))
+    cr = deletion_curve(model, xr, f_[np.lexsort((f_, -s_))], int(r.label))
+    assert r.auc == pytest.approx(np.trapezoid(cr, np.linspace(0, 1, len(cr))))
+    assert r.p_clean == pytest.approx(cr[0])
+    # on this generator problem (each label depends on 3 features) occlusion beats a random ranking
+    mean = fa.groupby("method").auc.mean()
+    assert mean["occlusion"] < mean["random"]
 
 
 def test_worst_case_budget(model, data):
@@ -152,8 +209,58 @@ def test_bad_input(model, data):
     with pytest.raises(ValueError, match="noise"): add_noise(Xte, 0.1, noise="uniform")
     # documented conversions: dense arrays, CSC/COO become CSR; empty feature rows are predicted from the bias alone
     np.testing.assert_array_equal(np.array(model.predict(Xte[:3].toarray(), 2)), np.array(model.predict(Xte[:3].tocsc(), 2)))
-    assert len(model.predict(sp.csr_matrix((2, 30), dtype=np.float32), 2)) == 2
     assert explain(model, sp.csr_matrix((1, 30), dtype=np.float32)) == []
+
+
+def test_unconvertible_input_raises_clear_errors(model, data):
+    Xtr, Ytr, Xte, Yte = data
+    A = Xte.toarray()
+    bad = {"1-D": (A[0], ValueError, "2-D"), "3-D": (A[None], ValueError, "2-D"),
+           "strings": (A.astype(str), TypeError, "real numbers"), "complex": (A.astype(complex), TypeError, "real numbers"),
+           "NaN": (np.where(A == A.max(), np.nan, A), ValueError, "NaN"), "inf": (np.where(A == A.max(), np.inf, A), ValueError, "infinite"),
+           "sparse NaN": (sp.csr_matrix(np.where(A == A.max(), np.nan, A)), ValueError, "NaN"),
+           "zero rows": (A[:0], ValueError, "0 rows"), "zero rows CSR": (Xte[:0], ValueError, "0 rows"),
+           "list of rows": (A.tolist(), TypeError, "CSR"), "object with text": (np.array([["a"] * 30], dtype=object), TypeError, "numeric")}
+    for what, (X, err, msg) in bad.items():
+        with pytest.raises(err, match=msg): model.predict(X, 2)
+        with pytest.raises(err, match=msg): model.predict_proba(X, 2)
+    with pytest.raises(ValueError, match="0 rows"): ExtendedPLT().fit(Xtr[:0], Ytr[:0])
+    with pytest.raises(ValueError, match="NaN"): ExtendedPLT().fit_adversarial(sp.csr_matrix(np.where(Xtr.toarray() == 0, np.nan, Xtr.toarray())), Ytr)
+    with pytest.raises(ValueError, match="0 rows"): adversarial_evaluation(model, Xte[:0], Yte[:0])
+    with pytest.raises(ValueError, match="2-D"): add_noise(A[0], 0.1)
+    with pytest.raises(TypeError, match="indicator"): ExtendedPLT().fit(Xtr, np.array([["a"]] * 350))
+    with pytest.raises(ValueError, match="must match"): ExtendedPLT().fit(Xtr, Ytr[:10])
+    with pytest.raises(ValueError, match="one instance"): explain(model, Xte[:2])
+    with pytest.raises(ValueError, match="positive integer"): explain(model, Xte[[0]], k=0)
+
+
+def test_sigma_and_k_errors(model, data):
+    Xtr, Ytr, Xte, Yte = data
+    for sigma in (-0.1, float("nan"), float("inf"), "0.1", None, True):
+        with pytest.raises(ValueError, match=">= 0"): add_noise(Xte, sigma)
+        with pytest.raises(ValueError, match=">= 0"): make_adversarial_set(Xtr, Ytr, sigma=sigma)
+    with pytest.raises(ValueError, match=">= 0"): worst_case_perturbation(model, Xte[[0]], budget=-1)
+    with pytest.raises(ValueError, match=">= 0"): attack_evaluation(model, Xte, Yte, sigma=-0.1)
+    for k in (0, 7, 2.5, True):
+        with pytest.raises(ValueError, match="exceeds the number of labels|positive integer"): model.predict(Xte, top_k=k)
+    with pytest.raises(ValueError, match="exceeds the number of labels"): model.predict_proba(Xte, top_k=7)
+    with pytest.raises(ValueError, match="exceeds the number of labels"): adversarial_evaluation(model, Xte, Yte, k_values=(1, 7))
+
+
+def test_documented_conversions_and_empty_rows(model, data):
+    "scikit-learn convention: dense arrays, object arrays of numbers, CSC/COO/LIL convert; all-zero rows are valid."
+    _, _, Xte, _ = data
+    ref = model.predict_proba(Xte[:5], 3)
+    for X in (Xte[:5].toarray(), Xte[:5].toarray().astype(object), Xte[:5].tocsc(), Xte[:5].tocoo(), Xte[:5].tolil(),
+              Xte[:5].astype(np.float64), pd.DataFrame(Xte[:5].toarray())):
+        got = model.predict_proba(X, 3)
+        assert [[l for l, _ in r] for r in got] == [[l for l, _ in r] for r in ref]
+        np.testing.assert_allclose([[p for _, p in r] for r in got], [[p for _, p in r] for r in ref], rtol=1e-6)
+    # all-zero rows: the bias alone decides, so they all get the same ranking, equal to the bias-only prediction
+    E = model.predict_proba(sp.csr_matrix((3, 30), dtype=np.float32), 3)
+    assert E[0] == E[1] == E[2] and len(E[0]) == 3
+    Xz = sp.vstack([Xte[:2], sp.csr_matrix((1, 30), dtype=np.float32)], format="csr")
+    assert model.predict_proba(Xz, 3)[2] == E[0]
 
 
 # --- estimator plumbing ----------------------------------------------------------------------
@@ -175,6 +282,37 @@ def test_determinism_pickle_cleanup(data):
 def test_paper_tables():
     p = paper_results()
     assert len(p) == 72 and set(p.metric) == {"P@k", "nDCG@k", "PSDCG@k"}
+    v = p.set_index(["dataset", "model", "sigma", "k", "metric"])
+    # spot checks typed from the paper's Tables 2-5
+    assert v.loc[("Eurlex-4K", "normal", 0, 1, "P@k"), "paper"] == 0.8104
+    assert v.loc[("Eurlex-4K", "adversarial", 0, 5, "PSDCG@k"), "paper"] == 0.4024
+    assert v.loc[("Mediamill", "normal", 0.1, 1, "P@k"), "paper"] == 0.7243
+    assert v.loc[("Mediamill", "adversarial", 0.1, 5, "nDCG@k"), "paper"] == 0.6869
+    assert v.loc[("Eurlex-4K", "normal", 0.1, 5, "P@k"), "paper_predict_time"] == 45.0925
+    assert v.loc[("Mediamill", "adversarial", 0, 1, "P@k"), "paper_predict_time"] == 0.1830
+
+
+PAPER_MD = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "extended_plt.md"
+
+
+@pytest.mark.skipif(not PAPER_MD.exists(), reason="the paper's text is not staged")
+def test_paper_tables_match_the_papers_text():
+    "Every row of Tables 2-5 as printed in the paper's text equals paper_results()."
+    txt = PAPER_MD.read_text()
+    v = paper_results().set_index(["dataset", "model", "sigma", "k", "metric"])
+    n = 0
+    for title, dataset, sigma in (("Table 2", "Eurlex-4K", 0), ("Table 3", "Mediamill", 0), ("Table 4", "Eurlex-4K", 0.1), ("Table 5", "Mediamill", 0.1)):
+        block = txt[txt.index(f"**{title}"):][:900]
+        model = None
+        for line in block.splitlines()[3:9]:
+            cells = line.split("\t")
+            if cells[0] in ("Normal", "Adversarial"): model = cells[0].lower()
+            k, p1, nd, ps, t = int(cells[1]), *map(float, cells[2:6])
+            for metric, val in (("P@k", p1), ("nDCG@k", nd), ("PSDCG@k", ps)):
+                assert v.loc[(dataset, model, sigma, k, metric), "paper"] == val, (title, model, k, metric)
+            assert v.loc[(dataset, model, sigma, k, "P@k"), "paper_predict_time"] == t
+            n += 1
+    assert n == 24
 
 
 # --- napkinXC's own contract on its yeast split (staged data) --------------------------------
