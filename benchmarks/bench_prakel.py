@@ -1,55 +1,68 @@
 """PRAkEL timing: training time vs K on growing label subsets of CAL500, and PRAkEL vs RAkEL vs EPCC (ratios, one run).
 
-Targets (issue 5): PRAkEL ≤ 1.5× RAkEL training time with uniform weighting; GW's extra cost ≤ 20%.
+Targets (issue 5): PRAkEL ≤ 1.5× RAkEL training time with uniform weighting; GW's extra cost ≤ 20%; time linear in K.
 Peers: our RAkEL and scikit-multilearn-ng's RakelO with the same ridge base learner, EPCC (logistic regression).
+Writes nbs/results/prakel/bench.json (the chapter's performance section reads it); `--out` to change.
 Run: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_prakel.py
 """
-import os, time, warnings
+import argparse, json, os, platform, time, warnings
+from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 from threadpoolctl import threadpool_limits
-from sklearn.linear_model import Ridge, RidgeClassifier, LogisticRegression
+from sklearn.linear_model import Ridge, RidgeClassifier
 from sklearn.preprocessing import StandardScaler
 from mlxplain.data import load
 from mlxplain.prakel import PRAkEL, RAkEL, EPCC, CostRegressionClassifier
+import mlxplain.prakel as pk
 
 warnings.filterwarnings("ignore")
 
 def best_of(f, reps=3):
-    "Minimum wall time of `reps` calls (less noise on a shared machine)."
-    ts = []
+    "Minimum CPU time (process_time) and wall time of `reps` calls (the minimum is the least disturbed by other jobs)."
+    cpu, wall = [], []
     for _ in range(reps):
-        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
-    return min(ts)
+        c, w = time.process_time(), time.perf_counter(); f()
+        cpu.append(time.process_time() - c); wall.append(time.perf_counter() - w)
+    return min(cpu), min(wall)
 
-def main():
+def main(out, reps):
     ds = load("CAL500")
     X = StandardScaler().fit_transform(ds.X).astype(np.float64); Y = ds.Y_dense
     order = np.argsort(-Y.sum(0))          # most frequent labels first, so every subset has non-trivial labels
     base = CostRegressionClassifier(Ridge(alpha=10.0))
-    print(f"CAL500: N={X.shape[0]}, d={X.shape[1]}, K={Y.shape[1]}; k=3, M=⌈10K/k⌉, F1 loss, single thread\n")
-    print("1) training time vs K (PRAkEL, uniform weighting)")
+    res = dict(data="CAL500", N=int(X.shape[0]), d=int(X.shape[1]), K=int(Y.shape[1]), k=3, loss="f1", reps=reps,
+               clock="min CPU seconds (process_time) over reps, one thread", host=platform.node())
+    print(f"CAL500: N={X.shape[0]}, d={X.shape[1]}, K={Y.shape[1]}; k=3, M=⌈10K/k⌉, F1 loss, single thread, {reps} reps\n")
+    print("1) training time vs K (uniform weighting)")
     rows = []
+    generic = lambda f, Y: None   # decompose_loss stub: every cost through the generic O(N·K·2^k) path
     for K in (22, 44, 87, 174):
         Yk = Y[:, order[:K]]
-        t = best_of(lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0).fit(X, Yk), reps=2)
-        rows.append((K, t)); print(f"   K={K:4d}  {t:7.2f} s   {1000 * t / K:6.1f} ms per label")
-    Ks, ts = np.array(rows).T
-    slope = np.polyfit(np.log(Ks), np.log(ts), 1)[0]
-    print(f"   log-log slope of time vs K: {slope:.2f} (1 = linear)\n")
+        t = best_of(lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0).fit(X, Yk), reps)[0]
+        tr = best_of(lambda: RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0).fit(X, Yk), reps)[0]
+        keep = pk.decompose_loss; pk.decompose_loss = generic
+        try: tg = best_of(lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0).fit(X, Yk), reps)[0]
+        finally: pk.decompose_loss = keep
+        rows.append(dict(K=K, prakel=t, prakel_generic_costs=tg, rakel=tr))
+        print(f"   K={K:4d}  PRAkEL {t:6.3f} s  (generic cost path {tg:6.3f} s)  RAkEL {tr:6.3f} s")
+    Ks = np.array([r["K"] for r in rows], float)
+    slope = {c: float(np.polyfit(np.log(Ks), np.log([r[c] for r in rows]), 1)[0]) for c in ("prakel", "prakel_generic_costs", "rakel")}
+    print("   log-log slope of time vs K (1 = linear):", {c: round(s, 2) for c, s in slope.items()}, "\n")
+    res["scaling"], res["slope"] = rows, slope
 
     K = 87; Yk = Y[:, order[:K]]
     print(f"2) methods with the same linear least-squares base learner, K={K}")
     fits = {
-        "PRAkEL (uniform)": lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0).fit(X, Yk),
-        "PRAkEL (uniform, sklearn Ridge per sub-problem)": lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0, shared_solver=False).fit(X, Yk),
+        "PRAkEL": lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0).fit(X, Yk),
+        "PRAkEL (sklearn Ridge per sub-problem)": lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0, shared_solver=False).fit(X, Yk),
         "PRAkEL-GW": lambda: PRAkEL(loss="f1", k=3, weighting="greedy", base_estimator=base, random_state=0).fit(X, Yk),
         "PRAkEL-GW (sklearn Ridge per sub-problem)": lambda: PRAkEL(loss="f1", k=3, weighting="greedy", base_estimator=base, random_state=0, shared_solver=False).fit(X, Yk),
         "PRAkEL-SW": lambda: PRAkEL(loss="f1", k=3, weighting="simple", base_estimator=base, random_state=0).fit(X, Yk),
+        "PRAkEL-OS (one-sided)": lambda: PRAkEL(loss="f1", k=3, base_estimator=CostRegressionClassifier(Ridge(alpha=10.0), one_sided=True), random_state=0).fit(X, Yk),
         "PRAkEL_t (n_jobs=1)": lambda: PRAkEL(loss="f1", k=3, reference="true", base_estimator=base, random_state=0).fit(X, Yk),
-        "PRAkEL_t (n_jobs=2)": lambda: PRAkEL(loss="f1", k=3, reference="true", base_estimator=base, random_state=0, n_jobs=2).fit(X, Yk),
-        "RAkEL (ours, RidgeClassifier)": lambda: RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0).fit(X, Yk),
-        "RAkEL (ours, sklearn RidgeClassifier per sub-problem)": lambda: RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0, shared_solver=False).fit(X, Yk),
+        "RAkEL": lambda: RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0).fit(X, Yk),
+        "RAkEL (sklearn RidgeClassifier per sub-problem)": lambda: RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0, shared_solver=False).fit(X, Yk),
         "EPCC (5 chains, LogisticRegression)": lambda: EPCC(n_chains=5, random_state=0).fit(X, Yk),
     }
     try:
@@ -62,22 +75,36 @@ def main():
         print("   (skmultilearn-ng RakelO unavailable:", e, ")")
     T = {}
     for name, f in fits.items():
-        T[name] = best_of(f, reps=2); print(f"   {name:50s} {T[name]:7.2f} s")
-    r = T["PRAkEL (uniform)"] / T["RAkEL (ours, RidgeClassifier)"]
-    r2 = T["PRAkEL (uniform, sklearn Ridge per sub-problem)"] / T["RAkEL (ours, sklearn RidgeClassifier per sub-problem)"]
-    print("\n3) ratios (ours / peer)")
-    print(f"   PRAkEL / RAkEL (ours)            {r:5.2f}   target ≤ 1.5  {'OK' if r <= 1.5 else 'MISSED'}  (shared SVD)")
-    print(f"   PRAkEL / RAkEL, both refitting   {r2:5.2f}   target ≤ 1.5  {'OK' if r2 <= 1.5 else 'MISSED'}  (sklearn Ridge / RidgeClassifier per sub-problem)")
+        T[name] = best_of(f, reps)[0]; print(f"   {name:50s} {T[name]:7.3f} s")
+    T["PRAkEL_t (n_jobs=2), wall"] = best_of(lambda: PRAkEL(loss="f1", k=3, reference="true", base_estimator=base, random_state=0, n_jobs=2).fit(X, Yk), reps)[1]
+    T["PRAkEL_t (n_jobs=1), wall"] = best_of(fits["PRAkEL_t (n_jobs=1)"], reps)[1]
+    res["times_K87"] = T
+    ratios = {
+        "PRAkEL / RAkEL": T["PRAkEL"] / T["RAkEL"],
+        "PRAkEL / RAkEL, both refitting sklearn ridge": T["PRAkEL (sklearn Ridge per sub-problem)"] / T["RAkEL (sklearn RidgeClassifier per sub-problem)"],
+        "GW extra": T["PRAkEL-GW"] / T["PRAkEL"] - 1,
+        "GW extra, sklearn ridge": T["PRAkEL-GW (sklearn Ridge per sub-problem)"] / T["PRAkEL (sklearn Ridge per sub-problem)"] - 1,
+        "SW extra": T["PRAkEL-SW"] / T["PRAkEL"] - 1,
+        "one-sided / least squares": T["PRAkEL-OS (one-sided)"] / T["PRAkEL"],
+        "PRAkEL / EPCC": T["PRAkEL"] / T["EPCC (5 chains, LogisticRegression)"],
+        "PRAkEL_t speed-up with 2 workers (wall)": T["PRAkEL_t (n_jobs=1), wall"] / T["PRAkEL_t (n_jobs=2), wall"],
+    }
     if "RakelO (skmultilearn-ng, RidgeClassifier)" in T:
-        print(f"   PRAkEL / RakelO (skmultilearn-ng) {T['PRAkEL (uniform)'] / T['RakelO (skmultilearn-ng, RidgeClassifier)']:5.2f}")
-        print(f"   RAkEL (ours) / RakelO            {T['RAkEL (ours, RidgeClassifier)'] / T['RakelO (skmultilearn-ng, RidgeClassifier)']:5.2f}")
-    g = T["PRAkEL-GW"] / T["PRAkEL (uniform)"] - 1
-    g2 = T["PRAkEL-GW (sklearn Ridge per sub-problem)"] / T["PRAkEL (uniform, sklearn Ridge per sub-problem)"] - 1
-    print(f"   GW extra cost (shared SVD)       {100 * g:5.1f}%  target ≤ 20%  {'OK' if g <= 0.2 else 'MISSED'}")
-    print(f"   GW extra cost (sklearn Ridge)    {100 * g2:5.1f}%  target ≤ 20%  {'OK' if g2 <= 0.2 else 'MISSED'}")
-    print(f"   SW extra cost                    {100 * (T['PRAkEL-SW'] / T['PRAkEL (uniform)'] - 1):5.1f}%")
-    print(f"   PRAkEL / EPCC                    {T['PRAkEL (uniform)'] / T['EPCC (5 chains, LogisticRegression)']:5.2f}")
-    print(f"   PRAkEL_t parallel speed-up (2)   {T['PRAkEL_t (n_jobs=1)'] / T['PRAkEL_t (n_jobs=2)']:5.2f}")
+        ratios["PRAkEL / RakelO (skmultilearn-ng)"] = T["PRAkEL"] / T["RakelO (skmultilearn-ng, RidgeClassifier)"]
+        ratios["RAkEL / RakelO (skmultilearn-ng)"] = T["RAkEL"] / T["RakelO (skmultilearn-ng, RidgeClassifier)"]
+    res["ratios"] = ratios
+    res["targets"] = {"PRAkEL / RAkEL": [1.5, ratios["PRAkEL / RAkEL"] <= 1.5],
+                      "GW extra": [0.2, ratios["GW extra"] <= 0.2],
+                      "slope": [1.0, slope["prakel"] <= 1.2]}
+    print("\n3) ratios (ours / peer)")
+    for k_, v in ratios.items(): print(f"   {k_:45s} {v:6.3f}")
+    print("   targets:", {k_: ("OK" if ok else "MISSED") for k_, (_, ok) in res["targets"].items()})
+    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1)); print("wrote", out)
 
 if __name__ == "__main__":
-    with threadpool_limits(1): main()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "nbs" / "results" / "prakel" / "bench.json"))
+    ap.add_argument("--reps", type=int, default=3)
+    a = ap.parse_args()
+    with threadpool_limits(1): main(a.out, a.reps)

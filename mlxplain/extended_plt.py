@@ -491,32 +491,38 @@ def worst_case_perturbation(model,          # a fitted ExtendedPLT
                             budget,         # L2 radius ρ of the perturbation
                             label=None,     # label whose probability is pushed down (None: top label)
                             noise="support",# "support": perturb stored nonzeros; "dense": every coordinate
-                            n_steps=5,      # projected gradient steps
-                            h=1e-2):        # finite-difference step
-    "Eq. (6): a black-box L2-bounded perturbation lowering P(label | x); returns (x + δ as 1×d CSR, P before, P after)."
+                            n_steps=5,      # gradient steps
+                            h=1e-2,         # finite-difference step
+                            start=None):    # initial perturbation over the perturbed coordinates (e.g. the Gaussian draw); None: 0
+    "Eq. (6): a black-box perturbation with L2 norm `budget` lowering P(label | x); returns (x + δ as 1×d CSR, P before, P after)."
     if noise not in NOISE_KINDS: raise ValueError(f"noise={noise!r}: use one of {NOISE_KINDS}.")
     budget = _check_sigma(budget)
     x = _instance(model, x)
     if label is None: label = model.predict(x, 1)[0][0]
     coords = x.indices if noise == "support" else np.arange(x.shape[1])
     z0 = x.toarray().ravel().astype(np.float64)
-    delta = np.zeros(len(coords))
+    delta = np.zeros(len(coords)) if start is None else np.asarray(start, np.float64).ravel().copy()
+    if delta.shape != (len(coords),): raise ValueError(f"start has {delta.size} entries; the attack perturbs {len(coords)} coordinates.")
+    def to_sphere(d):
+        n = np.linalg.norm(d)
+        return d * (budget / n) if n > 0 else d
     def batch(d, probe):
         Z = np.tile(z0, (1 + len(probe), 1)); Z[:, coords] += d
         Z[1 + np.arange(len(probe)), coords[probe]] += h
         return sp.csr_matrix(Z.astype(np.float32))
     p_before = model.label_proba(sp.csr_matrix(z0[None].astype(np.float32)), label)[0]
+    delta = to_sphere(delta)
+    best, p_best = delta.copy(), np.inf
     if budget > 0 and len(coords):
         for _ in range(n_steps):
             p = model.label_proba(batch(delta, np.arange(len(coords))), label)
+            if p[0] < p_best and np.any(delta): best, p_best = delta.copy(), p[0]   # row 0 is x + δ_t itself (on the sphere)
             g = (p[1:] - p[0]) / h
             if not np.any(g): break
-            delta -= budget / n_steps * g / np.linalg.norm(g)
-            nrm = np.linalg.norm(delta)
-            if nrm > budget: delta *= budget / nrm
-        nrm = np.linalg.norm(delta)
-        if nrm > 0: delta *= budget / nrm   # spend the whole budget, as the Gaussian noise does
-    Z = z0.copy(); Z[coords] += delta
+            delta = to_sphere(delta - budget / n_steps * g / np.linalg.norm(g))
+        p_last = model.label_proba(batch(delta, np.arange(0)), label)[0]
+        if p_last < p_best: best, p_best = delta, p_last
+    Z = z0.copy(); Z[coords] += best
     z = sp.csr_matrix(Z[None].astype(np.float32))
     return z, float(p_before), float(model.label_proba(z, label)[0])
 
@@ -535,7 +541,12 @@ def attack_evaluation(model,              # a fitted ExtendedPLT
     Xs, Ys = X[pick], Y[pick]
     Xg = add_noise(Xs, sigma, noise, rng)
     budgets = np.sqrt(np.asarray((Xg - Xs).multiply(Xg - Xs).sum(1)).ravel())
-    Xw = sp.vstack([worst_case_perturbation(model, Xs[[i]], budgets[i], noise=noise, n_steps=n_steps)[0]
+    E = Xg - Xs      # the Gaussian draws: each attack starts from its row's draw (support: same sparsity pattern as Xs)
+    def _start(i):
+        if noise == "dense": return E[i].toarray().ravel()
+        xi = Xs[[i]].copy(); xi.eliminate_zeros()        # the coordinates worst_case_perturbation perturbs
+        return Xg[i].toarray().ravel()[xi.indices].astype(np.float64) - xi.data
+    Xw = sp.vstack([worst_case_perturbation(model, Xs[[i]], budgets[i], noise=noise, n_steps=n_steps, start=_start(i))[0]
                     for i in range(Xs.shape[0])], format="csr")
     kmax = max(k_values); rows = []
     for name, Z in (("clean", Xs), ("gaussian", Xg), ("worst_case", Xw)):
@@ -744,14 +755,18 @@ def _cpu_best(f, reps=3):
     return min(out)
 
 def _repro_timing(dataset, model, data_home=None, sigma=0.1):
-    "CPU-time cell: training (normal/adversarial) and clean vs noisy (σ=0.1, dense and support) prediction at k=1 and 5."
+    "CPU-time cell: training (best of 3; dense-noise adversarial: 1 run) and clean vs noisy (σ=0.1, dense and support) prediction at k=1 and 5 (best of 3)."
     t_cell, c_cell = time.perf_counter(), time.process_time()
     Xtr, Ytr, Xte, Yte, info = _repro_data(dataset, data_home)
-    m = ExtendedPLT(seed=0, threads=1)
-    c0 = time.process_time()
-    if _MODELS[model] is None: m.fit(Xtr, Ytr)
-    else: m.fit_adversarial(Xtr, Ytr, sigma=0.05, augment_ratio=1.0, noise=_MODELS[model], random_state=0)
-    rec = dict(dataset=dataset, model=model, train_cpu=time.process_time() - c0, fit_cpu=m.fit_cpu_time_)
+    def train():
+        m = ExtendedPLT(seed=0, threads=1); c0 = time.process_time()
+        if _MODELS[model] is None: m.fit(Xtr, Ytr)
+        else: m.fit_adversarial(Xtr, Ytr, sigma=0.05, augment_ratio=1.0, noise=_MODELS[model], random_state=0)
+        return m, time.process_time() - c0
+    reps = 1 if _MODELS[model] == "dense" else 3     # the dense-noise model is the 15-30x slow one: one run
+    runs = [train() for _ in range(reps)]
+    m = runs[-1][0]
+    rec = dict(dataset=dataset, model=model, train_cpu=min(t for _, t in runs), train_reps=reps, fit_cpu=m.fit_cpu_time_)
     for noise in ("clean",) + NOISE_KINDS:
         Xn = Xte if noise == "clean" else add_noise(Xte, sigma, noise, 0)
         for k in (1, 5): rec[f"predict_cpu_{noise}_k{k}"] = _cpu_best(lambda: m.predict(Xn, k))

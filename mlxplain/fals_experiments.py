@@ -201,7 +201,7 @@ def hidden_sweep(dataset, data_home=None, seed=0, max_train=None):
         rows.append({"dataset": dataset, "hidden": h, "H": f.hidden_, "select_s": sum(f.fit_time_.values()), **evaluate(tr, te, f.selected_)})
     return pd.DataFrame(rows)
 
-# %% ../nbs/10a_fals_experiments.ipynb #f941fb25
+# %% ../nbs/10a_fals_experiments.ipynb #de26dc4e
 def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, max_train=None, resplit=True):
     "FALS's features (seed, k/D = 0.1) under BR trees with each `min_samples_leaf`, on the official split and (resplit) a 2:1 re-split of the union."
     torch.set_num_threads(1)
@@ -314,9 +314,12 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
     if "hidden" in parts: computed["hidden"] = _per_dataset(out_dir / "fig9_hidden.csv", small, hidden_sweep, versions["hidden"], data_home=data_home)
     if "leaf" in parts: computed["leaf"] = _per_dataset(out_dir / "tree_leaf_sensitivity.csv", leaf_sets, leaf_sensitivity, versions["leaf"], data_home=data_home)
     now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    for part, cells in computed.items():   # a part that only reused its cache keeps its earlier records untouched
-        rec = meta["parts"].setdefault(part, {"runs": []})
-        if cells: rec["runs"].append({"version": versions[part], "utc": now, "computed": [str(c) for c in cells], "env": env})
-        rec["current_version"] = versions[part]; rec["rows_by_version"] = _rows_by_version(out_dir, part)
+    for part in PARTS:   # run records only for parts that computed rows; every part's file gets its current row census
+        if computed.get(part):
+            meta["parts"].setdefault(part, {"runs": []})["runs"].append(
+                {"version": versions[part], "utc": now, "computed": [str(c) for c in computed[part]], "env": env})
+        if part in meta["parts"] or (out_dir / _PART_FILES[part][0]).exists():
+            rec = meta["parts"].setdefault(part, {"runs": []})
+            rec["current_version"] = versions[part]; rec["rows_by_version"] = _rows_by_version(out_dir, part)
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
     return res

@@ -102,13 +102,30 @@ class DecomposedCost:
                  W=None,       # (N, K) or (K,) label weights of the additive part (hamming/composite); None: 1/K
                  alpha=0.8,    # composite: weight of the Hamming part
                  func=None,    # the loss c(Y, P) -> (n,) itself (the generic path); None: Σ_l W[n,l]·[p_l ≠ y_l] (hamming)
+                 ranking=False,  # W are Lemma 1's ranking-loss weights (func is ranking_loss)
                 ):
         self.Y, self.kind, self.alpha = np.asarray(Y, dtype=np.int8), kind, alpha
         K = self.Y.shape[1]
         self.W = np.full(K, 1.0 / K) if W is None else np.asarray(W, dtype=float)
-        self.func = func
+        self.func, self.ranking = func, ranking
+        # count-based losses are evaluated directly (same arithmetic as mlxplain.metrics); weighted ones through func
+        self.counts = func is not None and (W is None or ranking) and kind in ("hamming", "f1", "composite", "subset")
 
-    def __call__(self, idx, P):  # the generic evaluation on full label vectors
+    def __call__(self, idx, P):  # the evaluation on full label vectors (the training curve, GW/SW)
+        if self.counts:   # losses of the counts |y∩ŷ|, |y|, |ŷ|: the metrics' own arithmetic, without re-validating P
+            Yt = self.Y[idx]; P = np.asarray(P); K = Yt.shape[1]
+            tp = np.einsum("ij,ij->i", Yt, P, dtype=float); ny = Yt.sum(1).astype(float); npr = P.sum(1).astype(float)
+            def div(a, b, empty):
+                out = np.full(a.shape, float(empty)); np.divide(a, b, out=out, where=b != 0); return out
+            ham = lambda: (ny + npr - 2 * tp) / K
+            f1 = lambda: 1.0 - div(2 * tp, ny + npr, 1.0)
+            if self.kind == "hamming" and self.ranking:
+                fn, fp = ny - tp, npr - tp; tn = K - ny - fp
+                return div(fn * fp + 0.5 * (tp * fp + fn * tn), ny * (K - ny), 0.0)
+            if self.kind == "hamming": return ham()
+            if self.kind == "f1": return f1()
+            if self.kind == "composite": return self.alpha * ham() + (1 - self.alpha) * f1()
+            return ((ny + npr - 2 * tp) > 0).astype(float)
         if self.func is None:   # example-dependent weighted Hamming: instance n's own weights, as given
             W = self.W[idx] if self.W.ndim == 2 else self.W
             return hamming_loss(self.Y[idx], P, weights=W, normalize=False, average=False)
@@ -161,7 +178,7 @@ def decompose_loss(f, Y):  # f: a loss callable from resolve_loss / weighted_ham
             w = w / w.sum()
         return DecomposedCost(Y, "hamming", w, func=f)
     if f.func is ranking_loss and kw.get("ties", 0.5) == 0.5 and set(kw) <= {"ties"}:
-        return DecomposedCost(Y, "hamming", _ranking_weights(Y), func=f)
+        return DecomposedCost(Y, "hamming", _ranking_weights(Y), func=f, ranking=True)
     if f.func is f1_loss and not kw: return DecomposedCost(Y, "f1", func=f)
     if f.func is subset_zero_one_loss and not kw: return DecomposedCost(Y, "subset", func=f)
     if f.func is composite_loss and set(kw) <= {"alpha"}:
@@ -799,10 +816,12 @@ def run_split(dataset,         # data set name for mlxplain.data.load
             t = time.perf_counter(); m = mk(**best, **kw).fit(Xtr, Ytr); sec = time.perf_counter() - t
             if name != "PRAkEL": _rec(recs, name, ln, _mean_loss(L[ln], Yte, m.predict(Xte)), seconds=sec, **best)
             _rec(recs, name, ln, m.training_cost_curve_[-1], kind="train", seconds=sec, **best)
-            if curves and name == "PRAkEL" and ln in ("hamming", "ranking", "f1"):
+        if curves and ln in ("hamming", "ranking", "f1"):   # Fig. 2: one curve per k of the grid (same M range per k)
+            for k in _k_grid(K):
+                m = mk(k=k, alpha=best["alpha"]).fit(Xtr, Ytr)
                 for M, P in enumerate(m.staged_predict(Xte), 1):
-                    _rec(recs, name, ln, m.training_cost_curve_[M - 1], kind="curve_train", M=M, **best)
-                    _rec(recs, name, ln, _mean_loss(L[ln], Yte, P), kind="curve_test", M=M, **best)
+                    _rec(recs, "PRAkEL", ln, m.training_cost_curve_[M - 1], kind="curve_train", M=M, k=k, alpha=best["alpha"])
+                    _rec(recs, "PRAkEL", ln, _mean_loss(L[ln], Yte, P), kind="curve_test", M=M, k=k, alpha=best["alpha"])
     return recs
 
 def run_split_csrakel(dataset, repeat, data_home=None):
@@ -873,7 +892,7 @@ def summarize(df, out_dir=None):  # df: tidy records of run_split
         out["friedman"].append(dict(loss=ln, n_datasets=len(piv), chi2=float(chi), p=float(p),
                                     paper_p=PAPER_CLAIMS["friedman_p"].get(ln), cd=float(cd),
                                     avg_ranks={m: float(r) for m, r in ranks.items()}, nemenyi=better))
-    out["ttests"] = pd.DataFrame(out["ttests"])
+    out["ttests"] = pd.DataFrame(out["ttests"], columns=["loss", "dataset", "ref", "other", "diff", "p", "prakel"])
     if out_dir is not None:
         out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
         tab.to_csv(out_dir / "tables.csv", index=False)
@@ -959,7 +978,8 @@ def results_table(tab,             # summarize(...)["tables"]
     cell = t.apply(lambda r: f"{r['mean']:.4f} ± {r['se']:.4f}" + (" *" if best[r["dataset"]] == r["method"] else ""), axis=1)
     out = t.assign(cell=cell).pivot(index="dataset", columns="method", values="cell")
     cols = [m for m in (methods or out.columns) if m in out.columns]
-    return out.reindex(index=[d for d in _DATASETS if d in out.index], columns=cols)
+    rows = [d for d in _DATASETS if d in out.index] + sorted(d for d in out.index if d not in _DATASETS)
+    return out.reindex(index=rows, columns=cols)
 
 # %% ../nbs/30_prakel.ipynb #ecb80355
 def demo(out_dir,           # folder for the figure

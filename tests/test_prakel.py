@@ -205,13 +205,34 @@ def test_mlknn_matches_skmultilearn(toy):
                           np.asarray(Sk(k=7).fit(sp.csr_matrix(X), sp.csr_matrix(Y)).predict(sp.csr_matrix(X)).todense()))
 
 
-def test_csrakel_uniform_is_rakel_and_weights_matter(toy):
+def test_csrakel_instance_weights_follow_the_labels(toy):
+    "The paper's CS-RAkEL: instance weight = Σ of the costs of its relevant labels, so it varies across instances."
     X, Y = toy
-    a = CSRAkEL(k=2, random_state=3).fit(X, Y).predict(X)
-    assert np.array_equal(a, RAkEL(k=2, random_state=3).fit(X, Y).predict(X))
+    w = np.random.default_rng(0).random(Y.shape[1]); w /= w.sum()          # label-dependent, non-uniform
+    cs = CSRAkEL(k=2, weights=w, random_state=3).fit(X, Y)
+    expected = np.where(Y.any(1), (Y * w).sum(1), w.mean())                # empty label vectors: mean label cost
+    np.testing.assert_allclose(cs.sample_weight_, expected / expected.mean())
+    assert cs.sample_weight_.std() > 0.1 and len(np.unique(cs.sample_weight_.round(12))) > 10
+    ra = RAkEL(k=2, random_state=3).fit(X, Y).predict(X)
+    assert not np.array_equal(cs.predict(X), ra)                          # CS-RAkEL differs from RAkEL ...
+    # ... also with equal label weights (Table 12): the weight is then the number of relevant labels
+    assert not np.array_equal(CSRAkEL(k=2, random_state=3).fit(X, Y).predict(X), ra)
+    # the per-labelset reading gives every instance the same weight under label-dependent weights: plain RAkEL
+    assert np.array_equal(CSRAkEL(k=2, weights=w, instance_weight="labelset", random_state=3).fit(X, Y).predict(X), ra)
+    # example-dependent costs change the model too
     W = np.random.default_rng(0).random(Y.shape) ** 4
     b = CSRAkEL(k=2, random_state=3).fit(X, Y, costs=W).predict(X)
-    assert b.shape == Y.shape and not np.array_equal(a, b)
+    assert b.shape == Y.shape and not np.array_equal(cs.predict(X), b)
+
+
+def test_csrakel_shared_weighted_solver_matches_sklearn(toy):
+    X, Y = toy
+    w = np.linspace(0.1, 1, Y.shape[1])
+    a = CSRAkEL(k=3, weights=w, random_state=0).fit(X, Y).predict(X)
+    b = CSRAkEL(k=3, weights=w, random_state=0, shared_solver=False).fit(X, Y).predict(X)
+    assert (a == b).mean() > 0.999
+    with pytest.raises(ValueError, match="instance_weight"): CSRAkEL(instance_weight="all").fit(X, Y)
+    with pytest.raises(ValueError, match="non-negative"): CSRAkEL(weights=-np.ones(Y.shape[1])).fit(X, Y)
 
 
 def test_epcc_greedy_chain_and_rules(toy):
@@ -278,3 +299,99 @@ def test_shared_svd_paths_match_sklearn(toy):
         a = RAkEL(k=3, random_state=1).fit(XX, Y).predict(XX)
         b = RAkEL(k=3, random_state=1, shared_solver=False).fit(XX, Y).predict(XX)
         assert (a == b).mean() > 0.999
+
+
+# ---- scikit-learn conventions -----------------------------------------------------------------------
+@pytest.mark.parametrize("meth", ["predict", "decision_function", "staged_predict"])
+def test_not_fitted_error(toy, meth):
+    from sklearn.exceptions import NotFittedError
+    X, _ = toy
+    with pytest.raises(NotFittedError): getattr(PRAkEL(), meth)(X)
+    with pytest.raises(NotFittedError): RAkEL().predict(X)
+
+
+def test_lists_are_accepted(toy):
+    X, Y = toy
+    m = PRAkEL(k=3, random_state=0).fit(X.tolist(), Y.tolist())
+    assert np.array_equal(m.predict(X[:7].tolist()), m.predict(X[:7]))
+    np.testing.assert_array_equal(m.decision_function(X[:7].tolist()), m.decision_function(X[:7]))
+    assert np.array_equal(list(m.staged_predict(X[:7].tolist()))[-1], m.predict(X[:7]))
+    assert np.array_equal(RAkEL(random_state=0).fit(X.tolist(), Y.tolist()).predict(X[:7].tolist()),
+                          RAkEL(random_state=0).fit(X, Y).predict(X[:7]))
+    with pytest.raises(ValueError, match="2-D"): m.predict(X[0].tolist())
+
+
+# ---- fast cost path (outside-S counts once per iteration) -----------------------------------------
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["hamming", "ranking", "f1", "composite", "subset", "weighted"]))
+def test_decomposed_costs_equal_generic_path(seed, name):
+    from mlxplain.prakel import decompose_loss
+    r = np.random.default_rng(seed); n, K = 25, int(r.integers(2, 10)); k = int(r.integers(1, min(K, 5) + 1))
+    Y = r.integers(0, 2, (n, K)).astype(np.int8); ref = r.integers(0, 2, (n, K)).astype(np.int8)
+    f = weighted_hamming(r.random(K) + 0.01) if name == "weighted" else resolve_loss(name)
+    c = decompose_loss(f, Y); S = np.sort(r.choice(K, k, replace=False)); idx = r.permutation(n)[:15]
+    for shift in (True, False):
+        np.testing.assert_allclose(transform_costs(c, idx, ref[idx], S, shift=shift),
+                                   transform_costs(c, idx, ref[idx], S, shift=shift, fast=False), atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["f1", "hamming", "ranking", "composite"])
+def test_fast_path_gives_identical_models(toy, loss, monkeypatch):
+    "PRAkEL with the decomposed costs = PRAkEL with the generic O(N·K·2^k) path (same predictions, same curves)."
+    import mlxplain.prakel as pk
+    X, Y = toy
+    fast = PRAkEL(loss=loss, k=3, weighting="greedy", random_state=1).fit(X, Y)
+    monkeypatch.setattr(pk, "decompose_loss", lambda f, Y: None)
+    slow = PRAkEL(loss=loss, k=3, weighting="greedy", random_state=1).fit(X, Y)
+    assert np.array_equal(fast.predict(X), slow.predict(X))
+    np.testing.assert_allclose(fast.training_cost_curve_, slow.training_cost_curve_, atol=1e-12)
+    np.testing.assert_allclose(fast.alphas_, slow.alphas_)
+    W = np.random.default_rng(1).random(Y.shape)          # example-dependent weighted Hamming (N, K) costs
+    a = PRAkEL(k=3, random_state=1).fit(X, Y, costs=W).predict(X)
+    b = PRAkEL(k=3, random_state=1).fit(X, Y, costs=lambda idx, P: (W[idx] * (P != Y[idx])).sum(1)).predict(X)
+    assert np.array_equal(a, b)
+
+
+# ---- one-sided regression ---------------------------------------------------------------------------
+def test_one_sided_shared_solver_matches_sklearn_and_breaks_decomposition(toy):
+    X, Y = toy
+    os_ = lambda **kw: PRAkEL(loss="hamming", k=3, base_estimator=CostRegressionClassifier(Ridge(alpha=1.0), one_sided=True),
+                              random_state=0, **kw)
+    a = os_().fit(X, Y).predict(X); b = os_(shared_solver=False).fit(X, Y).predict(X)
+    assert (a == b).mean() > 0.999
+    # with least squares GW keeps α = 1 under Hamming loss (sub-classifiers always agree); one-sided regression does not
+    assert (PRAkEL(loss="hamming", k=3, weighting="greedy", random_state=0).fit(X, Y).alphas_ == 1).all()
+    assert (os_(weighting="greedy").fit(X, Y).alphas_ != 1).any()
+
+
+# ---- summaries -------------------------------------------------------------------------------------
+def _fake_runs():
+    "A tiny runs table: PRAkEL clearly better than RAkEL on d1, clearly worse on d2, tied with BR."
+    import pandas as pd
+    rows = []
+    for d, delta in (("d1", -0.1), ("d2", 0.1), ("d3", -0.05)):
+        for r in range(4):
+            base = 0.3 + 0.01 * r
+            for m, v in (("PRAkEL", base + delta + 0.001 * (r % 2)), ("RAkEL", base), ("BR", base + delta + 0.001 * (r % 2)),
+                         ("EPCC", base + 0.2), ("ML-kNN", base + 0.3)):
+                rows.append(dict(dataset=d, repeat=r, kind="test", method=m, loss="hamming", value=v))
+    return pd.DataFrame(rows)
+
+
+def test_summarize_verdicts_and_tables(tmp_path):
+    from mlxplain.prakel import summarize, results_table
+    out = summarize(_fake_runs(), tmp_path)
+    tt = out["ttests"].set_index(["dataset", "other"])
+    assert tt.loc[("d1", "RAkEL"), "prakel"] == "superior" and tt.loc[("d1", "RAkEL"), "diff"] < 0
+    assert tt.loc[("d2", "RAkEL"), "prakel"] == "inferior" and tt.loc[("d2", "RAkEL"), "diff"] > 0
+    assert tt.loc[("d1", "BR"), "prakel"] == "comparable" and tt.loc[("d1", "BR"), "p"] == 1.0
+    assert (tt["ref"] == "PRAkEL").all()
+    tab = out["tables"].set_index(["dataset", "method"])
+    assert np.isclose(tab.loc[("d1", "RAkEL"), "mean"], 0.315) and tab.loc[("d1", "RAkEL"), "n"] == 4
+    assert np.isclose(tab.loc[("d1", "RAkEL"), "se"], np.std([0.30, 0.31, 0.32, 0.33], ddof=1) / 2)
+    fr = out["friedman"][0]
+    assert fr["loss"] == "hamming" and fr["n_datasets"] == 3 and fr["avg_ranks"]["ML-kNN"] == 5.0
+    assert (tmp_path / "tables.csv").exists() and (tmp_path / "ttests.csv").exists() and (tmp_path / "friedman.json").exists()
+    t = results_table(out["tables"], "hamming", ["PRAkEL", "RAkEL"])
+    assert t.loc["d1", "PRAkEL"].endswith("*") and not t.loc["d1", "RAkEL"].endswith("*")
+    assert t.loc["d2", "RAkEL"].endswith("*") and t.loc["d2", "RAkEL"].startswith("0.3150 ± 0.0065")
