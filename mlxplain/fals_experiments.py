@@ -22,7 +22,7 @@ from . import metrics as M
 # %% auto #0
 __all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'PARTS', 'LEAF_SETS', 'paper_table3',
            'paper_table4', 'evaluate', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'leaf_sensitivity',
-           'part_versions', 'reproduce']
+           'part_versions', 'reproduce', 'verify_table3']
 
 # %% ../nbs/10a_fals_experiments.ipynb #f1ccb254
 _T3 = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
@@ -321,5 +321,26 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
         if part in meta["parts"] or (out_dir / _PART_FILES[part][0]).exists():
             rec = meta["parts"].setdefault(part, {"runs": []})
             rec["current_version"] = versions[part]; rec["rows_by_version"] = _rows_by_version(out_dir, part)
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+    return res
+
+# %% ../nbs/10a_fals_experiments.ipynb #1cfa5fde
+def verify_table3(out_dir: Path = Path("nbs/results/fals"), cells=(("emotions", "fa"), ("emotions", "lasso")), data_home=None,
+                  tol=1e-12) -> pd.DataFrame:
+    "Recompute Table 3 `cells` ((dataset, method) pairs) with the current code; compare HL/OE/RL/AP with table3.csv; record in meta.json."
+    out_dir = Path(out_dir); cached = pd.read_csv(out_dir / "table3.csv", dtype={"_version": str})
+    rows = []
+    for d, m in cells:
+        new = _cell(d, m, data_home); new = new if isinstance(new, list) else [new]
+        for r in new:
+            old = cached[(cached.dataset == d) & (cached.method == r["method"])]
+            if old.empty: raise ValueError(f"table3.csv has no row for dataset={d!r}, method={r['method']!r}")
+            diff = max(abs(float(old[k].iloc[0]) - r[k]) for k in ("HL", "OE", "RL", "AP"))
+            rows.append({"dataset": d, "method": r["method"], "max_abs_diff": diff, "identical": diff <= tol,
+                         "cached_version": str(old["_version"].iloc[0]) if "_version" in old else "none"})
+    res = pd.DataFrame(rows); meta = _load_meta(out_dir)
+    meta["parts"].setdefault("table3", {"runs": []}).setdefault("verified", []).append(
+        {"version": part_versions()["table3"], "utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+         "cells": res.to_dict("records")})
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
     return res

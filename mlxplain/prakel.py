@@ -619,7 +619,7 @@ class CSRAkEL(RAkEL):
         self.W_ = W
         if self.instance_weight == "relevant":
             w = (W * Y).sum(1)                        # the misclassification costs of the instance's relevant labels
-            # an instance without relevant labels would weigh 0 and drop out of every sub-problem (half of birds);
+            # an instance without relevant labels would weigh 0 and drop out of every sub-problem (nearly half of birds);
             # it gets the mean cost of one of its labels instead
             w = np.where(Y.any(1), w, W.mean(1))
             self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)

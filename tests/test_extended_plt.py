@@ -188,9 +188,19 @@ def test_worst_case_budget(model, data):
     x = Xte[[1]]
     z, pb, pa = worst_case_perturbation(model, x, 0.3)
     assert np.linalg.norm((z - x).toarray()) == pytest.approx(0.3, rel=1e-3) and pa <= pb + 1e-6
-    att = attack_evaluation(model, Xte, Yte, sigma=0.1, noise="support", n_instances=30, random_state=0)
-    a = att.set_index(["perturbation", "k"])
-    assert a.loc[("gaussian", 1), "mean_l2"] == pytest.approx(a.loc[("worst_case", 1), "mean_l2"], rel=1e-3)
+    # started from a Gaussian draw, the attack spends exactly its norm and never ends above its probability
+    lab = model.predict(x, 1)[0][0]
+    for seed in range(5):
+        e = np.random.default_rng(seed).standard_normal(x.nnz) * 0.1
+        zg = x.copy(); zg.data = zg.data + e.astype(np.float32)
+        z, _, pa = worst_case_perturbation(model, x, float(np.linalg.norm(e)), label=lab, start=e)
+        assert np.linalg.norm((z - x).toarray()) == pytest.approx(np.linalg.norm(e), rel=1e-4)
+        assert pa <= model.label_proba(zg, lab)[0] + 1e-6
+    for noise in ("support", "dense"):
+        att = attack_evaluation(model, Xte, Yte, sigma=0.1, noise=noise, n_instances=30, random_state=0)
+        a = att.set_index(["perturbation", "k"])
+        assert a.loc[("gaussian", 1), "mean_l2"] == pytest.approx(a.loc[("worst_case", 1), "mean_l2"], rel=1e-4)
+        assert a.loc[("clean", 1), "mean_l2"] == 0
 
 
 # --- bad input ------------------------------------------------------------------------------
