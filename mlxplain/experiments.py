@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_experiments.ipynb #c0f0eeea
 from __future__ import annotations
-import hashlib, inspect, itertools, json, os, tempfile, time
+import hashlib, importlib, inspect, itertools, json, os, tempfile, time
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
@@ -83,10 +83,23 @@ def run_grid(func,               # called as func(**params); returns a dict or a
     keys = {_key(c) for c in cells}
     return df[df["_cell"].isin(keys)].drop(columns=["_cell", "_version"], errors="ignore").reset_index(drop=True)
 
+def _exported_source(o) -> str:
+    "Source of `o`; for an object defined in a notebook cell (no source file), the source of the exported symbol of that name."
+    try: return inspect.getsource(o)
+    except (OSError, TypeError):
+        name = getattr(o, "__qualname__", None) or getattr(o, "__name__", None)
+        from mlxplain._modidx import d
+        for mod, syms in d["syms"].items():
+            if f"{mod}.{name}" in syms:
+                obj = importlib.import_module(mod)
+                for part in name.split("."): obj = getattr(obj, part)
+                return inspect.getsource(obj)
+        raise ValueError(f"no source code for {o!r}: it is neither in a file nor exported by a notebook") from None
+
 def code_version(*objs) -> str:
     "A short fingerprint of the source code of `objs` (functions, classes, modules): pass it as `run_grid(version=...)`."
     h = hashlib.sha256()
-    for o in objs: h.update(inspect.getsource(o).encode())
+    for o in objs: h.update(_exported_source(o).encode())
     return h.hexdigest()[:12]
 
 # %% ../nbs/03_experiments.ipynb #560a3eec
