@@ -324,7 +324,7 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
     return res
 
-# %% ../nbs/10a_fals_experiments.ipynb #1cfa5fde
+# %% ../nbs/10a_fals_experiments.ipynb #dab94e4e
 def verify_table3(out_dir: Path = Path("nbs/results/fals"), cells=(("emotions", "fa"), ("emotions", "lasso")), data_home=None,
                   tol=1e-12) -> pd.DataFrame:
     "Recompute Table 3 `cells` ((dataset, method) pairs) with the current code; compare HL/OE/RL/AP with table3.csv; record in meta.json."
