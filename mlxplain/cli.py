@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_cli.ipynb #4489c008
 from __future__ import annotations
-import argparse, importlib, json, sys, time, traceback
+import argparse, importlib, inspect, json, sys, time, traceback
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -70,6 +70,7 @@ def _parser():
     r.add_argument("chapter", choices=list(CHAPTERS)); r.add_argument("--out", default=None)
     r.add_argument("--quick", action="store_true", help="a small subset, for a smoke test")
     r.add_argument("--data-home", default=None)
+    r.add_argument("--parts", default=None, help="comma-separated parts, for chapters whose reproduce() has `parts` (e.g. fals: table3,leaf)")
     return p
 
 def main(argv=None) -> int:
@@ -94,7 +95,13 @@ def main(argv=None) -> int:
         if mod is None or not hasattr(mod, "reproduce"):
             print(f"mlxplain reproduce: chapter '{args.chapter}' has no reproduction yet", file=sys.stderr); return 2
         out = Path(args.out) if args.out else results_dir(args.chapter)
-        df = mod.reproduce(out, quick=args.quick, data_home=args.data_home)
+        kw = {}
+        if args.parts:
+            if "parts" not in inspect.signature(mod.reproduce).parameters and not any(
+                    p.kind == p.VAR_KEYWORD for p in inspect.signature(mod.reproduce).parameters.values()):
+                print(f"mlxplain reproduce: chapter '{args.chapter}' has no parts", file=sys.stderr); return 2
+            kw["parts"] = tuple(s.strip() for s in args.parts.split(",") if s.strip())
+        df = mod.reproduce(out, quick=args.quick, data_home=args.data_home, **kw)
         print(f"results written to {out.resolve()}")
         if isinstance(df, pd.DataFrame): print(df.head(20).to_string())
     return 0

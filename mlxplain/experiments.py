@@ -58,7 +58,7 @@ def run_grid(func,               # called as func(**params); returns a dict or a
     cells = expand_grid(grid)
     done = pd.DataFrame()
     if cache is not None and Path(cache).exists() and Path(cache).stat().st_size > 0:
-        done = pd.read_csv(cache)
+        done = pd.read_csv(cache, dtype={"_version": str, "_cell": str})  # an all-digit version must stay text
     if version is not None and not done.empty:  # rows of older code are stale: drop them, they get recomputed
         stale = done["_version"].astype(str) != str(version) if "_version" in done else np.ones(len(done), bool)
         done = done[~stale].reset_index(drop=True)

@@ -47,3 +47,9 @@ def test_demo_runs_every_chapter(tmp_path):
             assert c in rep and "error" not in rep[c], rep.get(c)
             assert list((out / c).glob("*.png")), f"chapter {c} wrote no figure"
     assert "figures written to" in r.stdout
+
+def test_reproduce_parts_rejected_where_chapter_has_none(tmp_path):
+    "`--parts` is passed only to chapters whose reproduce() takes it; elsewhere a clear error, nothing run or written."
+    r = run("reproduce", "extended_plt", "--parts", "x", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "has no parts" in r.stderr
+    assert not (tmp_path / "o").exists()
