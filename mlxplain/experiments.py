@@ -36,6 +36,7 @@ def atomic_write_csv(df: pd.DataFrame, path):
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as f: df.to_csv(f, index=False)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a results file is for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
