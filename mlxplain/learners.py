@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
@@ -34,9 +35,12 @@ def _fit_one(est, X, y, cols):
     return clone(est).fit(X, y)
 
 def _score_one(m, X, cols):
-    "Score P(y=1|x) of one label's model (or constant)."
+    "Score P(y=1|x) of one label's model (or constant); models without `predict_proba` give sigmoid(decision_function)."
     if isinstance(m, int): return np.full(X.shape[0], float(m))
     if cols is not None: X = X[:, cols]
+    if not hasattr(m, "predict_proba"):  # e.g. RidgeClassifier, LinearSVC: a logistic squash keeps order and the 0.5 cut
+        z = m.decision_function(X)
+        return expit(z if list(m.classes_).index(1) == 1 else -z)
     p = m.predict_proba(X)
     return p[:, list(m.classes_).index(1)]
 

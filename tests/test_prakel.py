@@ -283,7 +283,9 @@ def test_demo_runs_fast(tmp_path):
     from mlxplain.prakel import demo
     t = time.perf_counter(); res = demo(tmp_path)
     assert time.perf_counter() - t < 20 and (tmp_path / "prakel_demo.png").exists()
-    assert res["PRAkEL (F1)"] < res["RAkEL"]
+    # cost sensitivity: each PRAkEL is best under the loss it was trained for
+    assert res["PRAkEL trained for F1 | F1 loss"] < min(res["PRAkEL trained for Hamming | F1 loss"], res["RAkEL (cost-blind) | F1 loss"])
+    assert res["PRAkEL trained for Hamming | Hamming loss"] < res["PRAkEL trained for F1 | Hamming loss"]
 
 
 def test_shared_svd_paths_match_sklearn(toy):

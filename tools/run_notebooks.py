@@ -3,7 +3,7 @@
 Cells flagged `#| slow` (full reproductions) are not executed: their previous outputs are kept.
 Usage: python tools/run_notebooks.py nbs [nbs/10_fals.ipynb ...]
 """
-import sys, re, copy, time
+import os, sys, re, copy, time
 from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
@@ -19,6 +19,8 @@ def run(path: Path, timeout=1800):
             c.cell_type, skipped = "raw", skipped + [i]
             c.pop("outputs", None); c.pop("execution_count", None)
     t = time.time()
+    # figures must reach the notebook: a non-interactive MPLBACKEND (Agg, set for tests) would swallow them
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     NotebookClient(work, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for i, (c, w) in enumerate(zip(nb.cells, work.cells)):
