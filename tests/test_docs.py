@@ -33,6 +33,10 @@ def test_preview_pages_exist(preview):
     assert "index.html" in pages
     for nb in (ROOT / "nbs").glob("[0-9]*.ipynb"):
         assert nb.stem + ".html" in pages, nb.name
+    # the committed notebooks carry their figures (executed with an inline backend), Chromium or not
+    for page in CHAPTER_PAGES:
+        if (preview / page).exists():
+            assert "data:image/png;base64," in (preview / page).read_text(encoding="utf-8"), f"{page}: no figure in the page"
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium (Debian package 'chromium') not installed")
 def test_index_in_chromium_links_chapters_and_chapters_have_figures(preview, tmp_path):

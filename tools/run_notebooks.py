@@ -25,8 +25,9 @@ def run(path: Path, timeout=1800):
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for i, (c, w) in enumerate(zip(nb.cells, work.cells)):
         if c.cell_type == "code" and i not in skipped:
-            # the kernel's own start-up warnings are not the notebook's output
-            c.outputs = [o for o in w.outputs if not (o.get("output_type") == "stream" and "Kernel is running over TCP" in o.get("text", ""))]
+            # the kernel's start-up warning and tqdm's missing-widget warning are the runner's, not the notebook's
+            c.outputs = [o for o in w.outputs if not (o.get("output_type") == "stream" and any(
+                noise in o.get("text", "") for noise in ("Kernel is running over TCP", "TqdmWarning: IProgress not found")))]
             c.execution_count = w.get("execution_count")
     nbformat.write(nb, path)
     print(f"{path}: {time.time()-t:.1f}s, {len(skipped)} slow cell(s) kept as they were")
