@@ -4,7 +4,7 @@
 
 # %% ../nbs/40_alternatives.ipynb #aa62c573
 from __future__ import annotations
-import math, time, warnings, itertools, json
+import math, time, warnings, itertools, json, heapq
 from fractions import Fraction
 from pathlib import Path
 
@@ -295,11 +295,97 @@ def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=
         if st == cp_model.INFEASIBLE: return None, "infeasible"
         if st != cp_model.OPTIMAL: return None, "not solved"
         c = [next(v for v in range(n_sets + 1) if sol.value(x[j][v])) for j in range(len(q))]
-        sets, how = _realize_counts(c, k, n_sets, ov, left(), seed)
+        sets, how = _realize_counts_dfs(c, k, n_sets, ov)  # small backtracking first; CP-SAT if it runs out of nodes
+        if how == "unknown": sets, how = _realize_counts(c, k, n_sets, ov, left(), seed)
         if sets is not None: _COUNT_ROUNDS[:] = [r + 1]; return sets, "optimal"
         if how == "unknown": return None, "not solved"
         m.add(sum(x[j][c[j]] for j in range(len(q))) <= len(q) - 1)  # no-good: this count vector is not realisable
     return None, "rounds"  # relaxation too loose here: the caller falls back to the full model
+
+class _GiveUp(Exception): "A search budget (nodes, candidates or time) ran out."
+
+def _realize_counts_dfs(c, k, n_sets, ov, max_nodes=20_000):
+    """Backtracking realisation of a count vector: feature j in exactly c[j] of n_sets sets of size k,
+    pairwise overlaps <= ov. Returns (sets, 'found'), (None, 'infeasible') after an exhaustive search,
+    or (None, 'unknown') when `max_nodes` ran out (the caller then asks CP-SAT)."""
+    feats = sorted((j for j in range(len(c)) if c[j] > 0), key=lambda j: -c[j])
+    cap, members = [k] * n_sets, [[] for _ in range(n_sets)]
+    ovl = [[0] * n_sets for _ in range(n_sets)]
+    nodes = 0
+    def rec(i):
+        nonlocal nodes
+        if i == len(feats): return True
+        nodes += 1
+        if nodes > max_nodes: raise _GiveUp("nodes")
+        cj = c[feats[i]]
+        avail = sorted((l for l in range(n_sets) if cap[l] > 0), key=lambda l: -cap[l])
+        empty = [l for l in range(n_sets) if cap[l] == k]  # still-empty sets are interchangeable: use them in index order
+        for combo in itertools.combinations(avail, cj):
+            used_empty = sorted(l for l in combo if cap[l] == k)
+            if used_empty != empty[:len(used_empty)]: continue
+            if any(ovl[l1][l2] >= ov for l1, l2 in itertools.combinations(combo, 2)): continue
+            for l in combo: cap[l] -= 1; members[l].append(feats[i])
+            for l1, l2 in itertools.combinations(combo, 2): ovl[l1][l2] += 1; ovl[l2][l1] += 1
+            if rec(i + 1): return True
+            for l in combo: cap[l] += 1; members[l].pop()
+            for l1, l2 in itertools.combinations(combo, 2): ovl[l1][l2] -= 1; ovl[l2][l1] -= 1
+        return False
+    try:
+        if rec(0): return [np.array(sorted(s_)) for s_ in members], "found"
+    except _GiveUp:
+        return None, "unknown"
+    return None, "infeasible"
+
+def _top_subsets(c, k):
+    "All k-subsets of range(len(c)) (c: integers, non-increasing) as (sum, tuple), in non-increasing order of the sum."
+    nf = len(c)
+    if k > nf: return
+    root = tuple(range(k)); seen = {root}; heap = [(-sum(c[:k]), root)]
+    while heap:
+        v, I = heapq.heappop(heap)
+        yield -v, I
+        for t in range(k):  # successors: move one element one step right (never raises the sum); every subset is reachable
+            nx = I[t] + 1
+            if nx < nf and (t == k - 1 or nx != I[t + 1]):
+                J = I[:t] + (nx,) + I[t + 1:]
+                if J not in seen:
+                    seen.add(J); heapq.heappush(heap, (v + c[I[t]] - c[nx], J))
+
+_MIN_SEARCH_BUDGET = {"candidates": 20_000, "nodes": 200_000_000, "nodes_disjoint": 2_000_000,  # give-up points of the exact
+                      "time_share": 0.8, "time_share_disjoint": 0.25}  # max-min search (then CP-SAT); tau = 1 ("disjoint"): CP-SAT is better
+
+def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
+    """Exact max-min simultaneous search for univariate qualities (ov < k): walk the k-subsets in
+    non-increasing quality order; the first one that completes n_sets pairwise compatible sets
+    (overlap <= ov) with earlier ones is the optimum's weakest set. Returns (index tuples, status, ub):
+    status 'optimal' | 'infeasible' | 'gave up' (budget or deadline); `ub` bounds the optimum from above."""
+    B = {**_MIN_SEARCH_BUDGET, **(budget or {})}
+    groups, cands, N, nodes, ub = {}, [], [], 0, None
+    def clique(P, r):  # r pairwise compatible sets in bitmask P; N[v] holds only earlier sets, so each clique is met once
+        nonlocal nodes
+        nodes += 1
+        if nodes > B["nodes"]: raise _GiveUp("gave up")
+        if deadline is not None and nodes % 2048 == 0 and time.perf_counter() > deadline: raise _GiveUp("gave up")
+        if r == 0: return []
+        while P.bit_count() >= r:
+            v = P.bit_length() - 1; P ^= 1 << v
+            res = clique(P & N[v], r - 1)
+            if res is not None: return res + [v]
+        return None
+    try:
+        for i, (v, I) in enumerate(_top_subsets(c, k)):
+            ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
+            if i >= B["candidates"]: raise _GiveUp("gave up")
+            keys = list(itertools.combinations(I, ov + 1))  # two sets conflict iff they share an (ov+1)-subset
+            conf = 0
+            for U in keys: conf |= groups.get(U, 0)
+            for U in keys: groups[U] = groups.get(U, 0) | (1 << i)
+            cands.append(I); N.append(((1 << i) - 1) & ~conf)
+            res = clique(N[i], n_sets - 1)
+            if res is not None: return [cands[j] for j in [i] + res], "optimal", v
+    except _GiveUp as e:
+        return None, str(e), ub
+    return None, "infeasible", None
 
 def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrapper', 'q', 'rel', 'R', 'pairs', 'n'}
                        k: int,  # size of every set
@@ -334,6 +420,27 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
         secs = time.perf_counter() - t0
         if status != "rounds":
             sets = [np.sort(order[s_]) for s_ in sets] if sets is not None else [None] * n_sets
+            if sets[0] is not None: sets.sort(key=lambda s_: -problem["q"][s_].sum())  # best set first, as with symmetry breaking
+            return sets, status, secs
+        if time_limit is not None: time_limit = max(0.01, time_limit - secs / n_sets)
+        t_counts = secs
+    min_ub = None  # upper bound on the min-aggregated optimum (integer units) from the exact max-min search
+    if (formulation == "fast" and kind == "linear" and aggregation == "min" and n_sets > 1 and not len(fixed_sets)
+            and not len(must) and not return_model and max_overlap(k, tau) < k
+            and not (max_overlap(k, tau) == 0 and n_sets * k > len(feats))):  # (that case is infeasible; CP-SAT shows it at once)
+        t0 = time.perf_counter()  # min-aggregation: exact search over candidate sets in quality order (see the notes above)
+        order = feats[np.argsort(-problem["q"][feats], kind="stable")]
+        p_min = _cpsat_precision(_int_multiplier(kind, k, len(feats), n_sets, aggregation, formulation), precision)
+        scale = 10 ** p_min / _qmax(problem, k, feats)  # the CP-SAT model's integers, so min_ub carries over exactly
+        c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]
+        B = dict(_MIN_SEARCH_BUDGET); disjoint = max_overlap(k, tau) == 0
+        if disjoint: B["nodes"] = B["nodes_disjoint"]
+        share = B["time_share_disjoint"] if disjoint else B["time_share"]  # the rest of the time limit is left to CP-SAT
+        sets, status, min_ub = _solve_min_by_cliques(c_int, k, max_overlap(k, tau), n_sets,
+                                                     None if time_limit is None else t0 + share * time_limit * n_sets, B)
+        secs = time.perf_counter() - t0
+        if status != "gave up":
+            sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
             if sets[0] is not None: sets.sort(key=lambda s_: -problem["q"][s_].sum())  # best set first, as with symmetry breaking
             return sets, status, secs
         if time_limit is not None: time_limit = max(0.01, time_limit - secs / n_sets)
@@ -399,8 +506,11 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
         else:
             if kind == "mrmr": bound = k * max(abs(c) for c in crel) + k * (k - 1) * max(max(abs(c) for c in row) for row in CR) + 1
             else: bound = k * max(abs(c) for c in cq) + 1
-            qmin = m.real(-bound, bound, "Qmin")
-            for q_ in Q: m.add(qmin <= q_)
+            if formulation == "fast" and _FAST_OPTS["order"]: qmin = Q[-1]  # ordered sets: the last one is the weakest
+            else:
+                qmin = m.real(-bound, bound, "Qmin")
+                for q_ in Q: m.add(qmin <= q_)
+            if min_ub is not None: m.add(qmin <= min_ub)  # proven by the max-min search before it gave up
             m.maximize(qmin)
     if formulation == "fast" and aggregation == "sum" and n_sets > 1 and Q:
         m.extra["linearization_level"] = 2  # measured: helps sum-, hurts min-aggregation
@@ -890,26 +1000,26 @@ def reproduce(out_dir, quick: bool = False, data_home=None) -> pd.DataFrame:  # 
     "Section 5 of the paper on a documented subset (see the chapter); writes records.csv, the tables and design.json."
     import os, platform, ortools, sklearn
     from functools import partial
-    from mlxplain.experiments import run_grid, code_version
+    from mlxplain.experiments import run_grid, code_version, atomic_write_csv, atomic_write_json
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     datasets, folds = (QUICK_DATASETS, [0]) if quick else (REPRO_DATASETS, [0, 1])
     tag = "_quick" if quick else ""
     cell = partial(_repro_cell, data_home=data_home, design=REPRO_DESIGN)
     cell.__name__ = "alternatives"
     version = code_version(_repro_cell, solve_alternatives, greedy_wrapper, greedy_replacement, greedy_balancing, _CpSatModel,
-                           _solve_sum_by_counts, AlternativeFeatureSelector, mi_qualities, _mi_target, _mrmr_data, _fcbf_pairs)
+                           _solve_sum_by_counts, _realize_counts_dfs, _solve_min_by_cliques, _top_subsets, AlternativeFeatureSelector, mi_qualities, _mi_target, _mrmr_data, _fcbf_pairs)
     t0, c0 = time.perf_counter(), time.process_time()
     df = run_grid(cell, {"dataset": datasets, "fold": folds}, cache=out_dir / f"records{tag}.csv", desc="alternatives", version=version)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tables = summarize(df)
-    for name, t in tables.items(): t.to_csv(out_dir / f"{name}{tag}.csv", index=False)
-    within_run_stats(df).to_csv(out_dir / f"within_runs{tag}.csv", index=False)
+    for name, t in tables.items(): atomic_write_csv(t, out_dir / f"{name}{tag}.csv")
+    atomic_write_csv(within_run_stats(df), out_dir / f"within_runs{tag}.csv")
     design = {"datasets": datasets, "folds": folds, **REPRO_DESIGN, "paper": PAPER_DESIGN, "code_version": version,
               "n_records": int(len(df)), "wall_s_this_call": round(wall, 1), "cpu_s_this_call": round(cpu, 1),
               "note_timing": "calls that reuse cached rows of the same code_version report only the time of the rows they computed",
               "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "ortools": ortools.__version__,
                           "sklearn": sklearn.__version__, "load_avg_1min_at_end": round(os.getloadavg()[0], 2)}}
-    (out_dir / f"design{tag}.json").write_text(json.dumps(design, indent=1))
+    atomic_write_json(design, out_dir / f"design{tag}.json")
     return df
 
 

@@ -97,8 +97,7 @@ def main(argv=None) -> int:
         out = Path(args.out) if args.out else results_dir(args.chapter)
         kw = {}
         if args.parts:
-            if "parts" not in inspect.signature(mod.reproduce).parameters and not any(
-                    p.kind == p.VAR_KEYWORD for p in inspect.signature(mod.reproduce).parameters.values()):
+            if "parts" not in inspect.signature(mod.reproduce).parameters:
                 print(f"mlxplain reproduce: chapter '{args.chapter}' has no parts", file=sys.stderr); return 2
             kw["parts"] = tuple(s.strip() for s in args.parts.split(",") if s.strip())
         df = mod.reproduce(out, quick=args.quick, data_home=args.data_home, **kw)

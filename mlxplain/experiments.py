@@ -13,7 +13,7 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['expand_grid', 'atomic_write_csv', 'run_grid', 'code_version', 'timer', 'results_dir']
+__all__ = ['expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'timer', 'results_dir']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -30,16 +30,26 @@ def _key(params: dict) -> str:
     "A stable text key for one cell of the grid (used to find finished cells in the cache)."
     return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in sorted(params.items())}, default=str, sort_keys=True)
 
-def atomic_write_csv(df: pd.DataFrame, path):
-    "Write `df` to `path` through a temporary file in the same folder and an atomic rename."
+def _atomic_write(path, write):  # write(f): writes the content to the open text file f
+    "Write a file through a temporary file in the same folder and an atomic rename: never half-written."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f: df.to_csv(f, index=False)
+        with os.fdopen(fd, "w") as f: write(f)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; a results file is for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
+    return path
+
+def atomic_write_csv(df: pd.DataFrame, path):
+    "Write `df` to `path` as CSV (no index), atomically."
+    return _atomic_write(path, lambda f: df.to_csv(f, index=False))
+
+def atomic_write_json(obj, path, indent=1):
+    "Write `obj` to `path` as JSON, atomically; numpy scalars become numbers, other unknown objects text."
+    return _atomic_write(path, lambda f: json.dump(obj, f, indent=indent,
+                                                   default=lambda o: o.item() if hasattr(o, "item") else str(o)))
 
 # %% ../nbs/03_experiments.ipynb #99a8acd6
 def _run_cell(func, params):

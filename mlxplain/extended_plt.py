@@ -785,7 +785,7 @@ def reproduce(out_dir="nbs/results/extended_plt",  # folder for the CSV/JSON res
               quick=False,                          # True: CAL500 + bibtex, one noise seed, fewer attacked rows
               data_home=None) -> pd.DataFrame:      # data folder (default $MLXPLAIN_DATA / cache)
     "Run the chapter's reproduction; writes one CSV per table (evaluation, train, timing, attack, ...) and meta.json; returns the evaluation table."
-    from mlxplain.experiments import run_grid, code_version
+    from mlxplain.experiments import run_grid, code_version, atomic_write_csv, atomic_write_json
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     datasets = REPRO_QUICK if quick else tuple(COUNTERPART)
     grid = [dict(dataset=d, model=m) for d in datasets for m in _MODELS]
@@ -804,10 +804,10 @@ def reproduce(out_dir="nbs/results/extended_plt",  # folder for the CSV/JSON res
     timing = run_grid(lambda dataset, model: _repro_timing(dataset, model, data_home), grid,
                       cache=cache / f"timing{sfx}.csv", desc="ExtendedPLT CPU timings", version=v_timing)
     t2, c2 = time.perf_counter(), time.process_time()
-    timing.to_csv(out_dir / f"timing{sfx}.csv", index=False)
+    atomic_write_csv(timing, out_dir / f"timing{sfx}.csv")
     for table in ("evaluation", "train", "attack", "explanation", "faithfulness", "noise_impact"):
         t = runs[runs["table"] == table].dropna(axis=1, how="all").drop(columns=["table", "_cell"], errors="ignore")
-        t.to_csv(out_dir / f"{table}{sfx}.csv", index=False)
+        atomic_write_csv(t, out_dir / f"{table}{sfx}.csv")
     cells = runs[runs["table"] == "train"]
     meta = dict(datasets=list(datasets), quick=quick, subsampling={d: _REPRO[d] for d in datasets},
                 napkinxc_threads=1, seed=0, code_version={"runs": v_runs, "timing": v_timing},
@@ -818,5 +818,5 @@ def reproduce(out_dir="nbs/results/extended_plt",  # folder for the CSV/JSON res
                 this_call_wall_s={"evaluation": t1 - t0, "timing": t2 - t1},
                 this_call_cpu_s={"evaluation": c1 - c0, "timing": c2 - c1},
                 yeast_contract=yeast_contract(data_home))
-    (out_dir / f"meta{sfx}.json").write_text(pd.Series(meta).to_json(indent=1))
+    atomic_write_json(meta, out_dir / f"meta{sfx}.json")
     return runs[runs["table"] == "evaluation"].dropna(axis=1, how="all")

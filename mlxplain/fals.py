@@ -14,8 +14,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 # %% auto #0
-__all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_mean_gradient', 'block_scores',
-           'tlp_attributions', 'attribution_scores', 'FALS', 'fisher_information_autograd', 'jaccard',
+__all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_costs', 'tlp_mean_gradient',
+           'block_scores', 'tlp_attributions', 'attribution_scores', 'FALS', 'fisher_information_autograd', 'jaccard',
            'restricted_spearman', 'fals_stability', 'RFSelector', 'LassoSelector', 'LIFT', 'demo', 'reproduce']
 
 # %% ../nbs/10_fals.ipynb #3af16141
@@ -80,6 +80,15 @@ def _batches(N, bs):
     "Consecutive index slices of length ≤ bs covering range(N)."
     return [np.arange(i, min(i + bs, N)) for i in range(0, N, bs)]
 
+def _first_layer(Xr, W1, b1, device):
+    "z = x W1 + b1 (B×H) for the rows Xr (ndarray or CSR), W1 D×H contiguous. A CSR block is never densified: row b sums the W1 rows of its non-zeros (embedding_bag, nnz·H multiply-adds instead of B·D·H)."
+    if sp.issparse(Xr):
+        ind = torch.from_numpy(Xr.indices.astype(np.int64)).to(device)
+        off = torch.from_numpy(Xr.indptr[:-1].astype(np.int64)).to(device)
+        val = torch.from_numpy(Xr.data).to(device=device, dtype=W1.dtype)
+        return nn.functional.embedding_bag(ind, W1, off, mode="sum", per_sample_weights=val) + b1
+    return torch.from_numpy(np.ascontiguousarray(Xr)).to(device=device, dtype=W1.dtype) @ W1 + b1
+
 # %% ../nbs/10_fals.ipynb #3ad26a5e
 def make_tlp(D, H, C, dropout=0.0):
     "The two-layer perceptron of Eq. 1 as an nn.Sequential returning logits (the sigmoid is applied outside)."
@@ -121,8 +130,7 @@ def _scores_direct(W1, b1, W2, b2, X, device, power, batch_elems):
     cc = max(1, min(C, batch_elems // (D * 64)))
     bs = max(1, batch_elems // (cc * D))
     for idx in _batches(N, bs):
-        x = _batch(X, idx, device)
-        z = x @ W1 + b1; M = (z > 0).to(x.dtype); f = torch.sigmoid(torch.relu(z) @ W2 + b2)
+        z = _first_layer(X[idx], W1, b1, device); M = (z > 0).to(W1.dtype); f = torch.sigmoid(torch.relu(z) @ W2 + b2)
         w = (f * (1 - f)) ** power
         for c0 in range(0, C, cc):
             c1 = min(C, c0 + cc)
@@ -131,40 +139,58 @@ def _scores_direct(W1, b1, W2, b2, X, device, power, batch_elems):
     return S
 
 def _scores_gram(W1, b1, W2, b2, X, device, power, batch_elems):
-    "Same S through Q_c = Σ_n w_nc I_n I_nᵀ (H×H): S_cd = (W1∘W2_c) Q_c (W1∘W2_c)ᵀ on the diagonal; cheaper when H < D."
+    "Same S through Q_c = Σ_n w_nc I_n I_nᵀ, one hidden unit (a row of every Q_c) at a time: upper triangle only, active instances only, dead units skipped."
     D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
-    cc = max(1, min(C, (16 << 20) // (H * H)))                 # labels per pass: Q chunk ≤ 16M floats
-    for c0 in range(0, C, cc):
-        c1 = min(C, c0 + cc)
-        Q = torch.zeros(c1 - c0, H, H, dtype=torch.float32, device=device)
-        bs = max(1, batch_elems // ((c1 - c0) * H))
-        for idx in _batches(N, bs):
-            x = _batch(X, idx, device)
-            z = x @ W1 + b1; M = (z > 0).to(x.dtype); f = torch.sigmoid(torch.relu(z) @ W2 + b2)
-            w = (f[:, c0:c1] * (1 - f[:, c0:c1])) ** power   # (B, c)
-            Q += (w.T[:, :, None] * M[None]).transpose(1, 2) @ M  # (c, H, H)
-        cs = max(1, batch_elems // (D * H))                     # labels per product: P chunk ≤ batch_elems
-        for s0 in range(c0, c1, cs):
-            s1 = min(c1, s0 + cs)
-            P = W1[None] * W2[:, s0:s1].T[:, None, :]          # (c, D, H)
-            S[s0:s1] = ((P @ Q[s0 - c0:s1 - c0]) * P).sum(-1).double()
+    W1 = W1.contiguous(); W1t = W1.T.contiguous()
+    for rows in _batches(N, max(1, 4 * batch_elems // (H + C))):   # instances whose masks and weights are held at once
+        z = _first_layer(X[rows], W1, b1, device); I = z > 0
+        f = torch.sigmoid(torch.relu(z) @ W2 + b2); w = (f * (1 - f)) ** power      # (n, C)
+        cnt = I.sum(0); order = torch.argsort(cnt, stable=True)
+        order = order[cnt[order] > 0]                  # live units, least active first (fewest rows × most columns)
+        M = I[:, order].to(W1.dtype); active = I[:, order].T.contiguous()
+        A1, A2 = W1t[order], W2[order]                 # (L, D), (L, C): the live units' weights
+        acc = torch.zeros(C, D, dtype=W1.dtype, device=device)
+        for j in range(len(order)):
+            r = active[j].nonzero().squeeze(1)         # the instances where unit j is active
+            R = w.index_select(0, r).T @ M[:, j:].index_select(0, r)   # (C, L-j): row j of every Q_c, from the diagonal on
+            R *= A2[j][:, None] * A2[j:].T             # R_c = diag(W2_c) Q_c diag(W2_c)
+            R[:, 1:] *= 2                              # an off-diagonal pair (j, h) stands for (h, j) too
+            acc.addmm_(R, A1[j:] * A1[j])              # S_cd += Σ_h R_c,jh W1_dj W1_dh
+        S += acc.double()
     return S
 
 def tlp_scores(model,                # TLP from make_tlp (eval mode)
                X,                    # (N, D) float32 ndarray or CSR
                power=2,              # 2: FALS (Eq. 7, 12); 1: Fisher weighting 1/(f(1-f)) of FILS (Eq. 10)
                device="cpu",
-               method="auto",        # 'direct', 'gram' or 'auto' (fewer flops)
+               method="auto",        # 'direct', 'gram' or 'auto' (fewer multiply-adds, see the cost model above)
                batch_elems=1 << 23,  # largest intermediate tensor, in elements
               ):
     "Mean squared input gradient per (label, feature), Eq. 12 (C×D), without a Python loop over instances."
     W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
+    W1 = W1.contiguous()                                        # D×H, feature-major: row d is feature d's weights
     D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
-    if method == "auto": method = "gram" if N * H * H + D * H * H < N * H * D else "direct"
+    if method not in ("auto", "direct", "gram"): raise ValueError(f"method={method!r}: use 'auto', 'direct' or 'gram'")
+    if method == "auto": method = "gram" if (H + 1) * (N + D) < 2 * N * D else "direct"   # gram's bound C·H(H+1)(N+D)/2 vs direct's C·N·H·D
     fn = {"direct": _scores_direct, "gram": _scores_gram}[method]
     with torch.no_grad(): S = fn(W1, b1, W2, b2, X, device, power, batch_elems)
     return (S / N).cpu().numpy()
+
+def tlp_costs(model, X, batch_size=64):
+    "Multiply-adds of one training epoch and of each exact route to Eq. 12, for this network on X (the cost model above)."
+    W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
+    W1 = W1.contiguous(); D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
+    nnz = X.nnz if sp.issparse(X) else N * D       # a dense X pays for every entry in the first layer
+    cnt = torch.zeros(H, dtype=torch.int64)
+    with torch.no_grad():
+        for idx in _batches(N, 4096): cnt += (_first_layer(X[idx], W1, b1, W1.device) > 0).sum(0).cpu()
+    n = np.sort(cnt.numpy()); n = n[n > 0]; L = len(n)   # n_j: instances where live unit j is active, ascending
+    fwd = nnz * H + N * H * C
+    s1 = C * int(np.sum(n * (L - np.arange(L)))); s2 = C * D * L * (L + 1) // 2
+    return {"hidden": H, "live_units": L, "epoch": 2 * nnz * H + 3 * N * H * C, "adam_steps": math.ceil(N / batch_size),
+            "weights": D * H + H + H * C + C, "forward": fwd, "gram_stage1": s1, "gram_stage2": s2, "gram": fwd + s1 + s2,
+            "gram_full": fwd + C * H * H * (N + D), "direct": fwd + N * C * H * D}
 
 def tlp_mean_gradient(model, X, device="cpu", batch_size=4096):
     "Signed mean input gradient (1/N) Σ_n G(x^n) (C×D): linear in the masks, so W1 (W2 ∘ Σ_n I_n f_n(1-f_n)) needs one forward pass."
@@ -172,9 +198,9 @@ def tlp_mean_gradient(model, X, device="cpu", batch_size=4096):
     acc = torch.zeros_like(W2)                                  # (H, C): Σ_n I_nh f_nc(1-f_nc)
     with torch.no_grad():
         for idx in _batches(X.shape[0], batch_size):
-            x = _batch(X, idx, device); z = x @ W1 + b1
+            z = _first_layer(X[idx], W1.contiguous(), b1, device)
             f = torch.sigmoid(torch.relu(z) @ W2 + b2)
-            acc += (z > 0).to(x.dtype).T @ (f * (1 - f))
+            acc += (z > 0).to(W1.dtype).T @ (f * (1 - f))
         return ((W1 @ (W2 * acc)).T / X.shape[0]).cpu().numpy()
 
 def block_scores(model, X, power=2, device="cpu", batch_elems=1 << 23):
@@ -226,23 +252,40 @@ def attribution_scores(model, X, method="ig", steps=50, device="cpu", batch_elem
     return (S / N).cpu().numpy()
 
 # %% ../nbs/10_fals.ipynb #0c11fc05
+def _adam(params, lr, weight_decay):
+    "Adam; torch's fused kernel where this build has one for the device (same update rule, one pass over the parameters per step)."
+    try: return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay, fused=True)
+    except (RuntimeError, TypeError, ValueError): return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+
 def _train(model, X, Y, epochs, batch_size, lr, weight_decay, seed, device):
     "Adam on BCE for `epochs` passes over shuffled mini-batches; returns the per-epoch mean loss."
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     lossf = nn.BCEWithLogitsLoss()
     rng = np.random.default_rng(seed); N = X.shape[0]; hist = []
-    Yt = torch.from_numpy(Y).to(device)
+    Yt = torch.from_numpy(Y).to(device); csr = sp.issparse(X)
+    if isinstance(model, nn.Sequential):   # make_tlp: the first layer is trained as W1 (D×H, feature-major) and copied back after
+        lin, rest = model[0], model[1:]
+        W1 = nn.Parameter(lin.weight.detach().T.contiguous())
+        params = [W1, lin.bias, *rest.parameters()]
+        forward = lambda xb: rest(_first_layer(xb, W1, lin.bias, device))
+    else:
+        params = list(model.parameters())
+        forward = lambda xb: model(_batch(xb, slice(None), device))
+    opt = _adam(params, lr, weight_decay)
     model.train()
     for _ in range(epochs):
         perm = rng.permutation(N); tot = 0.0
-        for i in range(0, N, batch_size):
-            idx = perm[i:i + batch_size]
-            if sp.issparse(X): idx = np.sort(idx)   # faster CSR row gather, same batch content
-            loss = lossf(model(_batch(X, idx, device)), Yt[torch.from_numpy(idx).to(device)])
+        batches = [perm[i:i + batch_size] for i in range(0, N, batch_size)]
+        if csr: batches = [np.sort(b) for b in batches]   # sorted rows within a batch: faster CSR gather, same batch content
+        Xe = X[np.concatenate(batches)] if csr else None  # a CSR X: the epoch's rows in batch order, one gather, then row slices
+        for i, idx in zip(range(0, N, batch_size), batches):
+            xb = Xe[i:i + len(idx)] if csr else X[idx]
+            loss = lossf(forward(xb), Yt[torch.from_numpy(idx).to(device)])
             opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
             tot += loss.item() * len(idx)
         hist.append(tot / N)
     model.eval()
+    if isinstance(model, nn.Sequential):
+        with torch.no_grad(): lin.weight.copy_(W1.T)
     return hist
 
 class FALS(BaseEstimator):
@@ -253,7 +296,7 @@ class FALS(BaseEstimator):
                  attribution="gradient", # 'gradient' (Eq. 4), or 'ig', 'deeplift', 'lrp' (Appendix B.4; fals/fams only)
                  hidden=None,          # H: None = ⌈√(DC)⌉ (⌈√D⌉ per label for falsb), an int, 'D' or 'C'
                  epochs=10,            # training passes T
-                 batch_size=64,        # mini-batch size (a CSR X is densified one mini-batch at a time)
+                 batch_size=64,        # mini-batch size (a CSR X stays sparse: its first layer sums W1 rows of the non-zeros)
                  lr=1e-2,              # Adam learning rate (1e-3 under-fits small sets in 10 epochs)
                  weight_decay=0.0,     # L2 penalty (the 'L2-Norm' variant of Section 4.3)
                  dropout=0.0,          # dropout after the hidden layer (the 'Dropout' variant)
@@ -365,6 +408,21 @@ class FALS(BaseEstimator):
         X = self._scale(X)
         with torch.no_grad():
             return np.vstack([torch.sigmoid(self.model_(_batch(X, i, dev))).cpu().numpy() for i in _batches(X.shape[0], 4096)])
+
+# %% ../nbs/10_fals.ipynb #e3a1f0c4
+def _train_reference(model, X, Y, epochs, batch_size, lr, seed, weight_decay=0.0):
+    "The plain loop `_train` replaced (dense mini-batches through nn.Linear, torch's default Adam): the oracle its tests and the rounding benchmark compare with."
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay); lossf = nn.BCEWithLogitsLoss()
+    rng = np.random.default_rng(seed); N = X.shape[0]; Yt = torch.from_numpy(Y)
+    model.train()
+    for _ in range(epochs):
+        perm = rng.permutation(N)
+        for i in range(0, N, batch_size):
+            idx = perm[i:i + batch_size]
+            if sp.issparse(X): idx = np.sort(idx)
+            loss = lossf(model(_batch(X, idx, "cpu")), Yt[torch.from_numpy(idx)])
+            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+    return model.eval()
 
 # %% ../nbs/10_fals.ipynb #a388f26f
 def fisher_information_autograd(model, x):  # model: TLP; x: (D,) tensor, one instance; C ≤ 12

@@ -11,18 +11,20 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 import torch
+from torch import nn
 from sklearn.tree import DecisionTreeClassifier
 from .fals import (FALS, RFSelector, LassoSelector, LIFT, tlp_scores, tlp_mean_gradient, jaccard,
-                           restricted_spearman, _resolve_k)
+                           restricted_spearman, _resolve_k, _resolve_hidden, _train, _check_X, _check_Y, _batch, _batches)
 from .data import load, load_split, train_test_split
 from .learners import BinaryRelevance, LabelSpecificBR
-from .experiments import run_grid, code_version
+from .experiments import run_grid, code_version, atomic_write_csv, atomic_write_json
 from . import metrics as M
 
 # %% auto #0
-__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'PARTS', 'LEAF_SETS', 'paper_table3',
-           'paper_table4', 'evaluate', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'leaf_sensitivity',
-           'part_versions', 'reproduce', 'verify_table3']
+__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'FIG34_SEEDS', 'FIG9_LAYERS', 'FIG9_ACTIVATIONS',
+           'PARTS', 'LEAF_SETS', 'paper_table3', 'paper_table4', 'evaluate', 'variants_experiment', 'k_sweep',
+           'hidden_sweep', 'mlp', 'autograd_scores', 'architecture_sweep', 'leaf_sensitivity', 'part_versions',
+           'reproduce', 'verify_table3']
 
 # %% ../nbs/10a_fals_experiments.ipynb #f1ccb254
 _T3 = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
@@ -163,7 +165,9 @@ VARIANT_SETTINGS = {"FALS": {}, "epoch20": {"epochs": 20}, "epoch50": {"epochs":
                     "L2-Norm": {"weight_decay": 1e-3}, "Dropout": {"dropout": 0.5}, "FALSb": {"variant": "falsb"},
                     "IG": {"attribution": "ig"}, "DeepLIFT": {"attribution": "deeplift"}, "LRP": {"attribution": "lrp"}}
 
-def variants_experiment(dataset, seeds=range(5), data_home=None, max_train=None):
+FIG34_SEEDS = tuple(range(10))   # the paper's 10 random initialisations for Fig. 3/4 (part of the `variants` version)
+
+def variants_experiment(dataset, seeds=FIG34_SEEDS, data_home=None, max_train=None):
     "Fig. 3 and Fig. 4: Section 4.3's variants and attribution methods over seeds — scores, and Jaccard / restricted Spearman against FALS."
     torch.set_num_threads(1)
     tr, te = _data(dataset, data_home, max_train); k = _resolve_k(0.1, tr.n_features)
@@ -201,6 +205,52 @@ def hidden_sweep(dataset, data_home=None, seed=0, max_train=None):
         rows.append({"dataset": dataset, "hidden": h, "H": f.hidden_, "select_s": sum(f.fit_time_.values()), **evaluate(tr, te, f.selected_)})
     return pd.DataFrame(rows)
 
+# %% ../nbs/10a_fals_experiments.ipynb #f9a0c1d2
+FIG9_LAYERS = (1, 2, 3, 4, 5)                       # linear layers (1: no hidden layer)
+FIG9_ACTIVATIONS = {"ReLU": nn.ReLU, "Sigmoid": nn.Sigmoid}
+
+def mlp(D, C, layers, activation="ReLU"):  # D inputs, C labels, `layers` linear layers
+    "A perceptron returning logits whose hidden widths interpolate geometrically from D to C (L=2: FALS's ⌈√(DC)⌉)."
+    if layers < 1: raise ValueError(f"layers={layers!r}: must be >= 1")
+    if activation not in FIG9_ACTIVATIONS: raise ValueError(f"activation={activation!r}: use one of {list(FIG9_ACTIVATIONS)}")
+    widths = [D] + [math.ceil(round(D ** (1 - j / layers) * C ** (j / layers), 9)) for j in range(1, layers)] + [C]
+    mods = []
+    for i in range(layers):
+        mods.append(nn.Linear(widths[i], widths[i + 1]))
+        if i < layers - 1: mods.append(FIG9_ACTIVATIONS[activation]())
+    return nn.Sequential(*mods)
+
+def autograd_scores(model, X, device="cpu", batch_size=512):  # model: logits network; X: (N, D) float32 ndarray or CSR
+    "Eq. 12 for any differentiable network: the mean over instances of (∂σ(f_c)/∂x_d)², by Captum's Saliency (C backward passes per batch)."
+    from captum.attr import Saliency
+    model.eval(); prob = lambda x: torch.sigmoid(model(x)); sal = Saliency(prob)
+    N = X.shape[0]; S = None
+    for idx in _batches(N, batch_size):
+        x = _batch(X, idx, device)
+        if S is None: C = prob(x[:1]).shape[1]; S = torch.zeros(C, x.shape[1], dtype=torch.float64, device=device)
+        for c in range(C): S[c] += (sal.attribute(x, target=c, abs=False).double() ** 2).sum(0)
+    return (S / N).cpu().numpy()
+
+def architecture_sweep(dataset, data_home=None, seed=0, max_train=None, layers=FIG9_LAYERS, activations=tuple(FIG9_ACTIVATIONS)):
+    "Fig. 9 (depth and activation): FALS's selection from perceptrons of `layers` linear layers with each activation."
+    torch.set_num_threads(1)
+    tr, te = _data(dataset, data_home, max_train)
+    X = _check_X(tr.X); Y = _check_Y(tr.Y, X.shape[0]); D, C = X.shape[1], Y.shape[1]; k = _resolve_k(0.1, D)
+    d = FALS(); rows = []
+    for act in activations:
+        for L in layers:
+            if L == 1 and act != activations[0]: continue      # no hidden layer, no activation: fitted once
+            with torch.random.fork_rng():
+                torch.manual_seed(seed); model = mlp(D, C, L, act)
+                t0 = time.perf_counter()
+                _train(model, X, Y, d.epochs, d.batch_size, d.lr, d.weight_decay, seed, torch.device("cpu"))
+            S = autograd_scores(model, X); t = time.perf_counter() - t0
+            sel = [np.sort(o) for o in np.argsort(-S, axis=1, kind="stable")[:, :k]]
+            widths = [m.out_features for m in model if isinstance(m, nn.Linear)][:-1]
+            rows.append({"dataset": dataset, "activation": act if L > 1 else "none", "layers": L,
+                         "hidden": "-".join(map(str, widths)) or "-", "select_s": t, **evaluate(tr, te, sel)})
+    return pd.DataFrame(rows)
+
 # %% ../nbs/10a_fals_experiments.ipynb #de26dc4e
 def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, max_train=None, resplit=True):
     "FALS's features (seed, k/D = 0.1) under BR trees with each `min_samples_leaf`, on the official split and (resplit) a 2:1 re-split of the union."
@@ -217,19 +267,20 @@ def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, max_train=
     return pd.DataFrame(rows)
 
 # %% ../nbs/10a_fals_experiments.ipynb #b9d74da0
-PARTS = ("table3", "variants", "ksweep", "hidden", "leaf")
+PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf")
 LEAF_SETS = ("tmc2007-500", "enron")   # data sets of the tree-growth / split sensitivity check
 
 def part_versions() -> dict:
     "Code fingerprint of every part of `reproduce`: cached rows written under another fingerprint are recomputed."
     from mlxplain import fals as F, fals_experiments as E   # the exported modules' source, also when called from the notebook
-    core = (F.FALS, F._train, F.make_tlp, F.tlp_scores, F._scores_direct, F._scores_gram, F._check_X, F._resolve_k, E._data, E.evaluate)
+    core = (F.FALS, F._train, F._adam, F._first_layer, F.make_tlp, F.tlp_scores, F._scores_direct, F._scores_gram, F._check_X, F._resolve_k, E._data, E.evaluate)
     sel = (E._cell, E._rf_trees, F.tlp_mean_gradient, F._PerLabelSelector, F.RFSelector, F.LassoSelector, F.LIFT)
     return {"table3": code_version(*core, *sel),
             "variants": code_version(*core, E.variants_experiment, F.BlockTLP, F.block_scores, F.attribution_scores,
-                                     F.tlp_attributions, F.jaccard, F.restricted_spearman) + "-" + _hash(E.VARIANT_SETTINGS),
+                                     F.tlp_attributions, F.jaccard, F.restricted_spearman) + "-" + _hash([E.VARIANT_SETTINGS, list(E.FIG34_SEEDS)]),
             "ksweep": code_version(*core, E.k_sweep, F._PerLabelSelector, F.LassoSelector),
             "hidden": code_version(*core, E.hidden_sweep, F._resolve_hidden),
+            "arch": code_version(*core, E.architecture_sweep, E.mlp, E.autograd_scores) + "-" + _hash([E.FIG9_LAYERS, list(E.FIG9_ACTIVATIONS)]),
             "leaf": code_version(*core, E.leaf_sensitivity)}
 
 def _hash(obj) -> str:
@@ -254,12 +305,12 @@ def _per_dataset(path, datasets, func, version=None, **kw):
         new = func(d, **kw); new = list(new) if isinstance(new, tuple) else [new]
         for i, (p, n) in enumerate(zip(paths, new)):
             if version is not None: n = n.assign(_version=str(version))
-            old[i] = n if old[i].empty else pd.concat([old[i], n], ignore_index=True); old[i].to_csv(p, index=False)
+            old[i] = n if old[i].empty else pd.concat([old[i], n], ignore_index=True); atomic_write_csv(old[i], p)
         computed.append(d)
     return computed
 
 _PART_FILES = {"table3": ["table3.csv"], "variants": ["fig3_variants.csv", "fig4_similarity.csv"], "ksweep": ["fig8_k.csv"],
-               "hidden": ["fig9_hidden.csv"], "leaf": ["tree_leaf_sensitivity.csv"]}
+               "hidden": ["fig9_hidden.csv"], "arch": ["fig9_arch.csv"], "leaf": ["tree_leaf_sensitivity.csv"]}
 
 def _load_meta(out_dir) -> dict:
     "meta.json with one provenance record per part; a first-run (flat) meta.json becomes the `legacy` record of the files it describes."
@@ -285,7 +336,7 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
               datasets=None,              # Table 3/4 data sets (default: DATASETS, or QUICK)
               parts=PARTS,                # any of 'table3', 'variants', 'ksweep', 'hidden', 'leaf'
               small=("emotions", "yeast", "scene"),  # data sets for Fig. 3/4, 8, 9
-              seeds=range(5),             # seeds of Fig. 3/4 (the paper uses 10)
+              seeds=FIG34_SEEDS,          # seeds of Fig. 3/4 (the paper's 10); other seeds: give another out_dir
               max_train=None,             # subsample the training split of larger sets (recorded)
              ) -> pd.DataFrame:
     "Section 4 of the paper: Table 3/4 (selection on train, BR decision trees on k/D=0.1 features), Fig. 2–5, 8, 9 and the tree-growth check; CSVs and meta.json in out_dir."
@@ -312,6 +363,7 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
                                             version=versions["variants"], seeds=seeds, data_home=data_home)
     if "ksweep" in parts: computed["ksweep"] = _per_dataset(out_dir / "fig8_k.csv", small, k_sweep, versions["ksweep"], data_home=data_home)
     if "hidden" in parts: computed["hidden"] = _per_dataset(out_dir / "fig9_hidden.csv", small, hidden_sweep, versions["hidden"], data_home=data_home)
+    if "arch" in parts: computed["arch"] = _per_dataset(out_dir / "fig9_arch.csv", small, architecture_sweep, versions["arch"], data_home=data_home)
     if "leaf" in parts: computed["leaf"] = _per_dataset(out_dir / "tree_leaf_sensitivity.csv", leaf_sets, leaf_sensitivity, versions["leaf"], data_home=data_home)
     now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for part in PARTS:   # run records only for parts that computed rows; every part's file gets its current row census
@@ -321,7 +373,7 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
         if part in meta["parts"] or (out_dir / _PART_FILES[part][0]).exists():
             rec = meta["parts"].setdefault(part, {"runs": []})
             rec["current_version"] = versions[part]; rec["rows_by_version"] = _rows_by_version(out_dir, part)
-    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+    atomic_write_json(meta, out_dir / "meta.json")
     return res
 
 # %% ../nbs/10a_fals_experiments.ipynb #dab94e4e
@@ -342,5 +394,5 @@ def verify_table3(out_dir: Path = Path("nbs/results/fals"), cells=(("emotions", 
     meta["parts"].setdefault("table3", {"runs": []}).setdefault("verified", []).append(
         {"version": part_versions()["table3"], "utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
          "cells": res.to_dict("records")})
-    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+    atomic_write_json(meta, out_dir / "meta.json")
     return res

@@ -80,8 +80,7 @@ def transform_costs(cost,          # c(idx, P) -> (n,): cost of training instanc
     B = labelset_patterns(len(S)); R = len(B); n, K = ref.shape
     if fast and getattr(cost, "labelset_costs", None) is not None:
         out = cost.labelset_costs(idx, ref, S, B)      # O(n(K + k·2^k)) instead of O(n·K·2^k)
-        if shift: out -= out.min(1, keepdims=True)
-        return np.round(out, 12)
+        return _shift_costs(out) if shift else np.round(out, 12)
     step = max(1, max_rows // (R * K))
     out = np.empty((n, R))
     for a in range(0, n, step):
@@ -89,13 +88,22 @@ def transform_costs(cost,          # c(idx, P) -> (n,): cost of training instanc
         P = np.repeat(r[:, None, :], R, axis=1)
         P[:, :, S] = B[None]
         out[a:a + m] = cost(np.repeat(idx[a:a + step], R), P.reshape(m * R, K)).reshape(m, R)
-    if shift: out -= out.min(1, keepdims=True)
+    return _shift_costs(out) if shift else np.round(out, 12)
+
+def _shift_costs(U):  # (n, R) costs of every pattern
+    "Each row minus its minimum, so every sub-problem's best pattern costs 0 (a new array)."
     # rounding removes float noise (e.g. 3/6-1/6 vs 2/6) so equal costs stay exactly equal (Theorem 3)
-    return np.round(out, 12)
+    return np.round(U - U.min(1, keepdims=True), 12)
 
 # %% ../nbs/30_prakel.ipynb #8c08d964
+def _sub(A, idx=None, S=None):  # A: (N, K); idx: rows (None: all); S: columns (None: all)
+    "A[idx][:, S] without copying the other columns."
+    if idx is None: return A if S is None else A[:, np.asarray(S)]
+    idx = np.asarray(idx)
+    return A[idx] if S is None else A[idx[:, None], np.asarray(S)[None]]
+
 class DecomposedCost:
-    "A training cost c(idx, P) for a named loss that also costs all 2^k patterns of a labelset from counts outside S."
+    "A training cost c(idx, P) for a named loss that also costs all 2^k patterns of a labelset from sums outside S."
     def __init__(self,
                  Y,            # (N, K) binary truth of the training instances
                  kind,         # "hamming" (weighted, per-instance weights W), "f1", "composite", "subset"
@@ -104,59 +112,91 @@ class DecomposedCost:
                  func=None,    # the loss c(Y, P) -> (n,) itself (the generic path); None: Σ_l W[n,l]·[p_l ≠ y_l] (hamming)
                  ranking=False,  # W are Lemma 1's ranking-loss weights (func is ranking_loss)
                 ):
+        if kind not in ("hamming", "f1", "composite", "subset"):
+            raise ValueError(f"kind={kind!r}: use 'hamming', 'f1', 'composite' or 'subset'")
         self.Y, self.kind, self.alpha = np.asarray(Y, dtype=np.int8), kind, alpha
         K = self.Y.shape[1]
         self.W = np.full(K, 1.0 / K) if W is None else np.asarray(W, dtype=float)
         self.func, self.ranking = func, ranking
+        self.ny = self.Y.sum(1).astype(float)   # |y| of every training instance
+        self.YT = np.ascontiguousarray(self.Y.T, dtype=float)   # (K, N) label-major: a labelset's rows are contiguous
+        self.WT = np.ascontiguousarray(self.W.T) if self.W.ndim == 2 else self.W
         # count-based losses are evaluated directly (same arithmetic as mlxplain.metrics); weighted ones through func
-        self.counts = func is not None and (W is None or ranking) and kind in ("hamming", "f1", "composite", "subset")
+        self.counts = func is not None and (W is None or ranking)
+
+    def _from_counts(self, tp, ny, npr, K):
+        "The loss from the counts |y∩ŷ|, |y|, |ŷ| (n,) — the arithmetic of mlxplain.metrics."
+        def div(a, b, empty):
+            out = np.full(a.shape, float(empty)); np.divide(a, b, out=out, where=b != 0); return out
+        ham = lambda: (ny + npr - 2 * tp) / K
+        f1 = lambda: 1.0 - div(2 * tp, ny + npr, 1.0)
+        if self.kind == "hamming" and self.ranking:
+            fn, fp = ny - tp, npr - tp; tn = K - ny - fp
+            return div(fn * fp + 0.5 * (tp * fp + fn * tn), ny * (K - ny), 0.0)
+        if self.kind == "hamming": return ham()
+        if self.kind == "f1": return f1()
+        if self.kind == "composite": return self.alpha * ham() + (1 - self.alpha) * f1()
+        return ((ny + npr - 2 * tp) > 0).astype(float)
 
     def __call__(self, idx, P):  # the evaluation on full label vectors (the training curve, GW/SW)
         if self.counts:   # losses of the counts |y∩ŷ|, |y|, |ŷ|: the metrics' own arithmetic, without re-validating P
-            Yt = self.Y[idx]; P = np.asarray(P); K = Yt.shape[1]
-            tp = np.einsum("ij,ij->i", Yt, P, dtype=float); ny = Yt.sum(1).astype(float); npr = P.sum(1).astype(float)
-            def div(a, b, empty):
-                out = np.full(a.shape, float(empty)); np.divide(a, b, out=out, where=b != 0); return out
-            ham = lambda: (ny + npr - 2 * tp) / K
-            f1 = lambda: 1.0 - div(2 * tp, ny + npr, 1.0)
-            if self.kind == "hamming" and self.ranking:
-                fn, fp = ny - tp, npr - tp; tn = K - ny - fp
-                return div(fn * fp + 0.5 * (tp * fp + fn * tn), ny * (K - ny), 0.0)
-            if self.kind == "hamming": return ham()
-            if self.kind == "f1": return f1()
-            if self.kind == "composite": return self.alpha * ham() + (1 - self.alpha) * f1()
-            return ((ny + npr - 2 * tp) > 0).astype(float)
+            Yt = self.Y[idx]; P = np.asarray(P)
+            tp = np.einsum("ij,ij->i", Yt, P, dtype=float); npr = P.sum(1).astype(float)
+            return self._from_counts(tp, self.ny[idx], npr, Yt.shape[1])
         if self.func is None:   # example-dependent weighted Hamming: instance n's own weights, as given
             W = self.W[idx] if self.W.ndim == 2 else self.W
             return hamming_loss(self.Y[idx], P, weights=W, normalize=False, average=False)
         return _call_cost(self.func, self.Y[idx], P)
 
-    def _add(self, idx, ref, S, B, out_mask):
-        "Additive part Σ_l W[n,l]·[p_l ≠ y_l], (n, R): outside S from ref, inside S for every pattern."
-        Yt = self.Y[idx]; W = self.W[idx] if self.W.ndim == 2 else self.W[None]
-        out = ((Yt != ref) & out_mask) * W
-        WS = np.broadcast_to(W[:, S], (len(idx), len(S))); yS = Yt[:, S].astype(float); Bf = B.T.astype(float)
-        return out.sum(1)[:, None] + (WS * yS).sum(1)[:, None] + (WS * (1 - 2 * yS)) @ Bf
+    def sums(self, R, idx=None, S=None):  # R: (n, K) binary vectors of rows idx (None: all N), or (n, |S|) on labels S
+        "Per-instance sums (n, 4) of R against the truth over the labels S (None: all): Σ_l W·[y_l≠r_l], |y∩r|, |r|, Σ_l [y_l≠r_l]."
+        return self._sums_T(_sub(self.YT.T, idx, S).T, np.asarray(R).T, self._weights_T(idx, S)).T
 
-    def _f1(self, idx, ref, S, B, out_mask):
-        "F1 loss (n, R) from |y∩ŷ| and |ŷ| split at S; 0 when truth and prediction are both empty."
-        Yt = self.Y[idx]; Bf = B.T.astype(float)
-        tp = ((Yt & ref) & out_mask).sum(1)[:, None] + Yt[:, S].astype(float) @ Bf
-        den = Yt.sum(1)[:, None] + (ref & out_mask).sum(1)[:, None] + B.sum(1)[None].astype(float)
-        f = np.ones_like(tp); np.divide(2 * tp, den, out=f, where=den != 0)
-        return 1.0 - f
+    def _weights_T(self, idx=None, S=None):
+        "Label weights on (S, idx) in the label-major layout: (k, n), or (k,) when they are per label."
+        if self.W.ndim == 2: return _sub(self.W, idx, S).T
+        return self.W if S is None else self.W[np.asarray(S)]
 
-    def labelset_costs(self, idx, ref, S, B):  # idx (n,); ref (n, K) int8; S (k,); B (R, k) patterns
-        "Costs (n, R) of every pattern of B on S with the labels outside S fixed to ref."
-        out_mask = np.ones(self.Y.shape[1], dtype=bool); out_mask[S] = False
-        if self.kind == "hamming": return self._add(idx, ref, S, B, out_mask)
-        if self.kind == "f1": return self._f1(idx, ref, S, B, out_mask)
-        if self.kind == "composite":
-            return self.alpha * self._add(idx, ref, S, B, out_mask) + (1 - self.alpha) * self._f1(idx, ref, S, B, out_mask)
-        if self.kind == "subset":
-            Yt = self.Y[idx]; mis = ((Yt != ref) & out_mask).sum(1)[:, None]
-            return ((mis + (Yt[:, S][:, None, :] != B[None]).sum(2)) > 0).astype(float)
-        raise ValueError(f"kind={self.kind!r}: use 'hamming', 'f1', 'composite' or 'subset'")
+    @staticmethod
+    def _sums_T(YS, RS, WS):  # YS, RS: (k, n) truth and vectors on k labels; WS: (k, n) or (k,) weights
+        "`sums` in the label-major layout (4, n): every reduction runs over k contiguous rows."
+        # label-major because a labelset's rows are then contiguous and the reductions over k are cheap;
+        # row-major (n, k) reductions over a short last axis cost ~10x more per call in numpy
+        RS = np.asarray(RS, dtype=float); YR = YS * RS
+        out = np.empty((4, YS.shape[1])); out[1] = YR.sum(0); out[2] = RS.sum(0)
+        mis = YS + RS - 2 * YR                       # [y ≠ r] for binary y, r
+        out[3] = mis.sum(0)
+        out[0] = WS @ mis if WS.ndim == 1 else (WS * mis).sum(0)
+        return out
+
+    def value(self, sums, idx=None):  # sums: (n, 4) from `sums` over all K labels
+        "Cost (n,) of the vectors whose sums are given, without the vectors themselves (the training curve)."
+        if self.counts: return self._from_counts(sums[:, 1], self.ny if idx is None else self.ny[idx], sums[:, 2], self.Y.shape[1])
+        return sums[:, 0].copy()   # weighted Hamming: Σ_l W·[y_l ≠ r_l]
+
+    def labelset_costs(self, idx, ref, S, B,  # idx (n,) rows (None: all N); ref (n, K) int8; S (k,); B (R, k) patterns
+                       outside=None,          # (n, 4) `sums` of ref over the labels outside S, if the caller keeps them
+                      ):
+        "Costs (n, R) of every pattern of B on S with the labels outside S fixed to ref; O(n·k·2^k) given `outside`."
+        S = np.asarray(S)
+        if outside is None: outside = self.sums(ref, idx) - self.sums(ref[:, S], idx, S)   # O(nK)
+        ny = self.ny if idx is None else self.ny[np.asarray(idx)]
+        return self._labelset_costs_T(_sub(self.YT.T, idx, S).T, self._weights_T(idx, S), ny, np.asarray(outside).T, B).T
+
+    def _labelset_costs_T(self, YS, WS, ny, outside, B):  # YS (k, n); WS (k, n) or (k,); ny (n,); outside (4, n); B (R, k)
+        "`labelset_costs` in the label-major layout: (R, n)."
+        Bf = B.astype(float)
+        if self.kind in ("hamming", "composite"):   # Σ W·[p ≠ y] on S for every pattern p, plus the outside part
+            WS = WS if WS.ndim == 2 else WS[:, None]   # per-label weights broadcast over the instances
+            add = outside[0] + (WS * YS).sum(0) + Bf @ (WS * (1 - 2 * YS))
+            if self.kind == "hamming": return add
+        if self.kind in ("f1", "composite"):        # F1 from |y∩ŷ| and |ŷ| split at S; 0 when both are empty
+            tp = outside[1] + Bf @ YS
+            den = ny + outside[2] + Bf.sum(1)[:, None]
+            f = np.ones_like(tp); np.divide(2 * tp, den, out=f, where=den != 0)
+            return 1.0 - f if self.kind == "f1" else self.alpha * add + (1 - self.alpha) * (1.0 - f)
+        mism = Bf.sum(1)[:, None] + YS.sum(0) - 2 * (Bf @ YS)   # Σ_j [b_j ≠ y_j] for every pattern b
+        return ((outside[3] + mism) > 0).astype(float)           # subset 0/1
 
 def _ranking_weights(Y):  # (N, K) binary
     "Lemma 1 for every row: weight 1/(2|y|) on a relevant label, 1/(2(K-|y|)) on an irrelevant one (0 if y is 0 or 1)."
@@ -255,7 +295,7 @@ class _SVDRidge:
         self.U, self.s, self.Vt = np.linalg.svd(Xc, full_matrices=False)
 
     def _centred(self, C):
-        cm = C.mean(0) if self.sw is None else self.sw @ C / self.sw.sum()
+        cm = C.sum(0) / len(C) if self.sw is None else self.sw @ C / self.sw.sum()   # = C.mean(0), bit for bit, without its overhead
         return cm, (C - cm) if self.sw is None else np.sqrt(self.sw)[:, None] * (C - cm)
 
     def fit(self, C, alpha):  # C: (N, R) targets; alpha: ridge penalty
@@ -305,42 +345,55 @@ def _check_M(M, K, k):
     return int(M)
 
 # %% ../nbs/30_prakel.ipynb #ac1727d1
-def _segments(cost, idx, F_prev, S, h):
-    "Per-instance breakpoints (n, k) sorted (inf = none) and the cost (n, k+1) of the prediction on each segment."
-    F0 = F_prev[:, S]; n, k = F0.shape
-    before = np.where(F0 != 0, F0 > 0, h > 0); after = h > 0
-    a = np.where(F0 * h < 0, np.abs(F0), np.inf)       # zero of F0 + α h, when positive
-    order = np.lexsort((h, a), axis=1)                  # by breakpoint; at equal ones h = -1 first (it flips at α = a)
-    a_sorted = np.take_along_axis(a, order, 1); h_sorted = np.take_along_axis(h, order, 1)
-    rank = np.argsort(order, axis=1)                    # position of each label of S in its instance's order
-    base = (F_prev > 0).astype(np.int8)
-    # only states an instance can reach are costed: state j needs at least j finite breakpoints
-    n_fin = np.isfinite(a_sorted).sum(1)
-    rows, js = np.nonzero(np.arange(k + 1)[None, :] <= n_fin[:, None])
-    P = base[rows]
-    P[:, S] = np.where(rank[rows] < js[:, None], after[rows], before[rows])
-    costs = np.empty((n, k + 1)); costs[rows, js] = cost(np.asarray(idx)[rows], P)
-    costs = np.where(np.arange(k + 1)[None, :] <= n_fin[:, None], costs, costs[np.arange(n), n_fin][:, None])
-    return a_sorted, h_sorted, costs
+def _segments(cost, idx, F_prev, S, h, patterns=None):
+    "Per-instance breakpoints a (k, n; inf = none), votes h (k, n), their rank in α-order (k, n), and the cost (k+1, n) of each segment."
+    # patterns: (n, 2^k) costs of every pattern on S with the other labels at [F_prev > 0], when the caller has them.
+    # Label-major (k, n) throughout: numpy's per-row sorts over a short last axis are ~10x slower than these
+    # pairwise comparisons over k rows, and k is small.
+    S = np.asarray(S); F0 = np.ascontiguousarray(np.asarray(F_prev)[:, S].T); hT = np.ascontiguousarray(np.asarray(h).T)
+    k, n = F0.shape
+    before = np.where(F0 != 0, F0 > 0, hT > 0); after = hT > 0
+    a = np.where(F0 * hT < 0, np.abs(F0), np.inf)              # zero of F0 + α h, when positive
+    # rank of each label of S in its instance's order: by breakpoint; at equal ones h = -1 first (it flips at α = a);
+    # then by position in S (a stable order)
+    A1, A2, H1, H2 = a[:, None], a[None], hT[:, None], hT[None]
+    first = (A1 < A2) | ((A1 == A2) & ((H1 < H2) | ((H1 == H2) & (np.arange(k)[:, None, None] < np.arange(k)[None, :, None]))))
+    rank = first.sum(0)                                         # number of labels before each one
+    n_fin = np.isfinite(a).sum(0)
+    js = np.arange(k + 1)[:, None, None]
+    PS = np.where(rank[None] < js, after[None], before[None])   # (k+1, k, n): the prediction on S in state j
+    codes = np.zeros((k + 1, n), dtype=np.int64)                # (k+1, n) pattern index of each state (MSB first)
+    for l in range(k): codes <<= 1; codes += PS[:, l]
+    if patterns is not None:                                    # a look-up, O(n·k)
+        PT = np.ascontiguousarray(np.asarray(patterns).T)       # (2^k, n)
+        costs = PT.ravel()[codes * n + np.arange(n)]
+    else:   # only states an instance can reach are costed: state j needs at least j finite breakpoints
+        jj, rows = np.nonzero(np.arange(k + 1)[:, None] <= n_fin[None])
+        P = (np.asarray(F_prev)[rows] > 0).astype(np.int8); P[:, S] = PS[jj, :, rows]
+        costs = np.zeros((k + 1, n)); costs[jj, rows] = cost(np.asarray(idx)[rows], P)
+    # unreachable states cost what the last reachable one does
+    return a, hT, rank, np.where(np.arange(k + 1)[:, None] <= n_fin, costs, costs.ravel()[n_fin * n + np.arange(n)])
 
 def greedy_weight(cost,    # c(idx, P) -> (n,)
                   idx,     # (n,) instance indices
                   F_prev,  # (n, K) votes of the first m-1 classifiers
                   S,       # labelset of classifier m
                   h,       # (n, k) its ±1 votes on S
+                  patterns=None,  # (n, 2^k) costs of every pattern on S, the rest at [F_prev > 0] (saves the cost calls)
                  ):
     "GW: exact minimiser α > 0 of the mean training cost (Eq. 8) and the minimum, over the objective's breakpoints."
-    a, hs, costs = _segments(cost, idx, F_prev, S, h)
-    n = len(a); fin = np.isfinite(a)
-    if not fin.any(): return 1.0, float(costs[:, 0].mean())
-    rows, cols = np.nonzero(fin)
-    vals, hv = a[rows, cols], hs[rows, cols]; delta = costs[rows, cols + 1] - costs[rows, cols]
+    a, hs, rank, costs = _segments(cost, idx, F_prev, S, h, patterns)
+    n = a.shape[1]; fin = np.isfinite(a)
+    if not fin.any(): return 1.0, float(costs[0].mean())
+    ls, rows = np.nonzero(fin)                                 # one event per finite breakpoint
+    vals, hv, r = a[ls, rows], hs[ls, rows], rank[ls, rows]
+    delta = costs[r + 1, rows] - costs[r, rows]                # the cost change when the instance passes it
     o = np.lexsort((hv, vals)); vals, hv, delta = vals[o], hv[o], delta[o]
     cums = np.concatenate([[0.0], np.cumsum(delta)])          # cums[i]: after the first i events
     u = np.unique(vals)
     start = np.searchsorted(vals, u, side="left"); end = np.searchsorted(vals, u, side="right")
     neg = np.add.reduceat((hv < 0).astype(np.int64), start)   # events of each breakpoint that flip exactly at it
-    base = costs[:, 0].mean()
+    base = costs[0].mean()
     obj_int = base + np.concatenate([[0.0], cums[end]]) / n        # open intervals: (0,u1), (u1,u2), …, (uP,∞)
     obj_pt = base + cums[start + neg] / n                          # at α = u_g itself (F = 0 predicts 0)
     cand_int = np.concatenate([[u[0] / 2], (u[:-1] + u[1:]) / 2, [u[-1] + 1]])
@@ -352,13 +405,14 @@ def greedy_weight(cost,    # c(idx, P) -> (n,)
 def simple_weight(cost, idx, F_prev, S, h,
                   P=10,   # grid {1/P, ..., 1}
                   M=1,    # number of iterations (ε < 1/(PM))
+                  patterns=None,  # as for greedy_weight
                  ):
     "SW: the minimiser of Eq. 8 over {i/P} ∪ {ε} and the minimum."
-    a, hs, costs = _segments(cost, idx, F_prev, S, h)
+    a, hs, _, costs = _segments(cost, idx, F_prev, S, h, patterns)
     alphas = np.concatenate([[1 / (2 * P * M)], np.arange(1, P + 1) / P])
-    A = alphas[None, None]                                 # at α = a exactly, F = 0 predicts 0: flipped iff h = -1
-    seg = ((a[:, :, None] < A) | ((a[:, :, None] == A) & (hs[:, :, None] < 0))).sum(1)   # (n, G)
-    obj = np.take_along_axis(costs, seg, 1).mean(0)
+    A = alphas[:, None, None]                              # at α = a exactly, F = 0 predicts 0: flipped iff h = -1
+    seg = ((a[None] < A) | ((a[None] == A) & (hs[None] < 0))).sum(1)   # (G, n) breakpoints passed at each α
+    obj = np.take_along_axis(costs, seg, 0).mean(1)
     best = np.flatnonzero(obj <= obj.min() + 1e-12)[-1]
     return float(alphas[best]), float(obj[best])
 
@@ -407,15 +461,53 @@ def _fit_one(base, shared, fold, X, C):
 def _fit_sub(base, X, C, B, fold_splits=None, shared=None):
     "Fit one sub-problem learner; return it, its ±1 training votes (n, k), out-of-fold votes (or None) and E_m."
     fit = lambda i, Xi, Ci: _fit_one(base, shared, i, Xi, Ci)
-    est = fit(None, X, C)
-    cls = est.predict(X); h = 2 * B[cls].astype(np.int8) - 1
-    E = float(C[np.arange(len(C)), cls].mean())
+    est = fit(None, X, C); votes = 2 * B - 1                  # ±1 vote of every pattern
+    cls = est.predict(X); h = votes[cls]
+    E = float(C[np.arange(len(C)), cls].sum() / len(C))
     h_oos = None
     if fold_splits is not None:
         h_oos = np.empty_like(h)
         for i, (tr, te) in enumerate(fold_splits):
-            h_oos[te] = 2 * B[fit(i, X[tr], C[tr]).predict(X[te])].astype(np.int8) - 1
+            h_oos[te] = votes[fit(i, X[tr], C[tr]).predict(X[te])]
     return est, h, h_oos, E
+
+class _Reference:
+    "Binary label vectors R (N, K) of the training instances, changed one labelset at a time, with their cost sums."
+    # For a `DecomposedCost` the per-instance sums are kept up to date in O(N·k) per labelset, so an iteration never
+    # touches all K labels: PRAkEL's time stays linear in K (M ∝ K iterations). Other costs re-evaluate R (generic path).
+    # Stored label-major (K, N): a labelset's rows are contiguous, which makes the per-iteration numpy calls cheap.
+    def __init__(self, cost, R):  # cost: from _example_costs; R: (N, K) binary
+        self.cost, self.RT = cost, np.array(np.asarray(R).T, dtype=np.int8, order="C")
+        self.dc = isinstance(cost, DecomposedCost); self._last = (None,)
+        if self.dc: self.sums = cost._sums_T(cost.YT, self.RT, cost.WT)   # (4, N)
+
+    @property
+    def R(self): return self.RT.T
+
+    def _outside(self, S):
+        "Truth and weights on S and the sums over the labels outside S; kept until R changes, for `set` on the same S."
+        if self._last[0] is not S:
+            c = self.cost; YS, WS = c.YT[S], c.WT[S]
+            self._last = (S, YS, WS, self.sums - c._sums_T(YS, self.RT[S], WS))
+        return self._last[1:]
+
+    def costs(self, S, B):  # S: labelset; B: its patterns
+        "Unshifted costs (N, 2^k) of every pattern on S, the other labels at R."
+        if not self.dc: return transform_costs(self.cost, np.arange(self.RT.shape[1]), self.R, S, shift=False)
+        YS, WS, out = self._outside(S)
+        return self.cost._labelset_costs_T(YS, WS, self.cost.ny, out, B).T
+
+    def set(self, S, newT):  # newT: (k, N) new values of R on S (label-major)
+        newT = np.asarray(newT, dtype=np.int8)
+        if self.dc:
+            YS, WS, out = self._outside(S)
+            self.sums = out + self.cost._sums_T(YS, newT, WS); self._last = (None,)
+        self.RT[S] = newT
+
+    def value(self):
+        "Cost (N,) of every instance's R."
+        if not self.dc: return self.cost(np.arange(self.RT.shape[1]), self.R)
+        return self.cost.value(self.sums.T)
 
 class PRAkEL(BaseEstimator):
     "Progressive random k-labelsets: RAkEL whose sub-problems carry the cost, for any example-based cost."
@@ -429,7 +521,7 @@ class PRAkEL(BaseEstimator):
                  random_state=None,        # seed of the labelset choice (and the oos folds)
                  sw_grid=10,               # P of simple weighting
                  cv=3,                     # folds for reference="oos"
-                 n_jobs=None,              # joblib workers for PRAkEL_t's independent sub-problems
+                 n_jobs=None,              # joblib workers for PRAkEL_t's independent sub-problems (not used with the shared SVD)
                  shared_solver=True,       # one SVD of X for all sub-problems when the base learner is ridge cost regression
                 ):
         self.loss, self.k, self.n_iterations, self.reference, self.weighting = loss, k, n_iterations, reference, weighting
@@ -461,26 +553,36 @@ class PRAkEL(BaseEstimator):
         shared = None
         if alpha is not None:
             shared = (alpha, _SVDRidge(X), [_SVDRidge(X[tr]) for tr, _ in folds] if folds else [])
+        truth = _Reference(cost, Y)                          # iteration 1 (and PRAkEL_t) costs against the truth
+        cur = _Reference(cost, np.zeros((N, K), np.int8))    # [F > 0]: the ensemble's training predictions so far
+        ref = (truth if self.reference == "true" else cur if self.reference == "predicted"
+               else _Reference(cost, np.zeros((N, K), np.int8)))   # oos: [F_oos > 0]
         pre = None
         if self.reference == "true":   # independent sub-problems: fit them all, in parallel
-            pre = Parallel(n_jobs=self.n_jobs)(delayed(_fit_sub)(base, X, transform_costs(cost, idx, Y, S), B, None, shared)
-                                               for S in self.labelsets_)
-        F = np.zeros((N, K)); F_oos = np.zeros((N, K))
+            # through the shared SVD a sub-problem takes ~0.1 ms, less than sending it to a worker: those stay here
+            n_jobs = self.n_jobs if shared is None else None
+            pre = Parallel(n_jobs=n_jobs)(delayed(_fit_sub)(base, X, _shift_costs(truth.costs(S, B)), B, None, shared)
+                                          for S in self.labelsets_)
+        FT = np.zeros((K, N)); FT_oos = np.zeros((K, N))   # votes, label-major like `_Reference`; F = FT.T
         self.estimators_, self.alphas_, curve, E = [], [], [], []
         for m, S in enumerate(self.labelsets_):
+            r = truth if m == 0 else ref
+            U = None   # unshifted costs of every pattern on S against r, when computed here
             if pre is not None: est, h, h_oos, e = pre[m]
             else:
-                ref = Y if m == 0 else ((F if self.reference == "predicted" else F_oos) > 0).astype(np.int8)
-                est, h, h_oos, e = _fit_sub(base, X, transform_costs(cost, idx, ref, S), B, folds, shared)
+                U = r.costs(S, B)
+                est, h, h_oos, e = _fit_sub(base, X, _shift_costs(U), B, folds, shared)
             E.append(e)
             obj = None
             if m == 0 or self.weighting == "uniform": alpha = 1.0
-            elif self.weighting == "greedy": alpha, obj = greedy_weight(cost, idx, F, S, h)
-            else: alpha, obj = simple_weight(cost, idx, F, S, h, self.sw_grid, M)
-            F[:, S] += alpha * h
-            if self.reference == "oos": F_oos[:, S] += alpha * h_oos
+            else:   # GW/SW cost the patterns against [F > 0]: the reference's costs when the reference is [F > 0]
+                P = U if r is cur else cur.costs(S, B)
+                if self.weighting == "greedy": alpha, obj = greedy_weight(cost, idx, FT.T, S, h, P)
+                else: alpha, obj = simple_weight(cost, idx, FT.T, S, h, self.sw_grid, M, P)
+            FT[S] += alpha * h.T; cur.set(S, FT[S] > 0)
+            if self.reference == "oos": FT_oos[S] += alpha * h_oos.T; ref.set(S, FT_oos[S] > 0)
             # GW/SW already know the training cost of the new vote (Eq. 8 at the chosen α)
-            curve.append(obj if obj is not None else cost(idx, (F > 0).astype(np.int8)).mean())
+            curve.append(obj if obj is not None else cur.value().mean())
             self.estimators_.append(est); self.alphas_.append(alpha)
         self.alphas_ = np.array(self.alphas_); self.training_cost_curve_ = np.array(curve)
         self.subproblem_costs_ = np.array(E); self.n_labels_, self.n_features_in_ = K, X.shape[1]
@@ -894,11 +996,10 @@ def summarize(df, out_dir=None):  # df: tidy records of run_split
                                     avg_ranks={m: float(r) for m, r in ranks.items()}, nemenyi=better))
     out["ttests"] = pd.DataFrame(out["ttests"], columns=["loss", "dataset", "ref", "other", "diff", "p", "prakel"])
     if out_dir is not None:
-        out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
-        tab.to_csv(out_dir / "tables.csv", index=False)
-        out["ttests"].to_csv(out_dir / "ttests.csv", index=False)
-        import json
-        (out_dir / "friedman.json").write_text(json.dumps(out["friedman"], indent=1))
+        from mlxplain.experiments import atomic_write_csv, atomic_write_json
+        atomic_write_csv(tab, Path(out_dir) / "tables.csv")
+        atomic_write_csv(out["ttests"], Path(out_dir) / "ttests.csv")
+        atomic_write_json(out["friedman"], Path(out_dir) / "friedman.json")
     return out
 
 def _code_versions():

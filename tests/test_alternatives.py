@@ -438,3 +438,63 @@ def test_summarize_table4_uses_objectives_present_at_every_a():
     import pandas as pd
     t4 = summarize(pd.DataFrame(rows))["table4"]
     assert (t4[t4.status == "optimal"].ours == 100).all() and (t4[t4.status == "feasible"].ours == 0).all()
+
+
+# ---- exact max-min search and count realisation (formulation='fast') ----------------------------------------------
+
+@pytest.mark.parametrize("n,k", [(7, 3), (9, 4), (6, 1)])
+def test_top_subsets_enumerates_every_subset_in_quality_order(n, k):
+    c = sorted(np.random.default_rng(n).integers(0, 5, n).tolist(), reverse=True)  # many ties
+    out = list(alt._top_subsets(c, k))
+    assert sorted(I for _, I in out) == list(itertools.combinations(range(n), k))
+    assert all(v == sum(c[i] for i in I) for v, I in out)
+    assert all(out[i][0] >= out[i + 1][0] for i in range(len(out) - 1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([(3, 0.34), (3, 0.67), (3, 1.0), (4, 0.5), (4, 0.75)]), st.integers(1, 2),
+       st.booleans())
+def test_max_min_search_equals_brute_force_and_cpsat_fallback(seed, k_tau, a, ties):
+    k, tau = k_tau
+    rng = np.random.default_rng(seed)
+    q = rng.integers(1, 4, 9).astype(float) if ties else rng.random(9)
+    p = {"kind": "linear", "q": q, "n": 9}
+    best = brute(lambda s: q[s].sum(), 9, k, tau, a + 1, "min")
+    s1, st1, _ = solve_alternatives(p, k, tau, a + 1, aggregation="min", formulation="fast", time_limit=None)
+    old = dict(alt._MIN_SEARCH_BUDGET)
+    try:  # force the give-up path: CP-SAT with the search's upper bound
+        alt._MIN_SEARCH_BUDGET.update(nodes=3, nodes_disjoint=3)
+        s2, st2, _ = solve_alternatives(p, k, tau, a + 1, aggregation="min", formulation="fast", time_limit=None)
+    finally:
+        alt._MIN_SEARCH_BUDGET.update(old)
+    if best == -np.inf:
+        assert st1 == st2 == "infeasible"
+        return
+    assert st1 == st2 == "optimal"
+    for sets in (s1, s2):
+        assert abs(min(q[s].sum() for s in sets) - best) <= 1e-6 * max(1, abs(best))
+        assert all(len(s) == k for s in sets)
+        assert all(len(set(sets[i]) & set(sets[j])) <= max_overlap(k, tau) for i in range(len(sets)) for j in range(i))
+
+
+def test_max_min_search_deadline_is_a_status():
+    q = np.random.default_rng(0).random(40)
+    sets, st_, _ = solve_alternatives({"kind": "linear", "q": q, "n": 40}, 5, 0.8, 6, aggregation="min", formulation="fast",
+                                      time_limit=1e-4)
+    assert st_ in ("not solved", "feasible") and (st_ == "feasible" or sets == [None] * 6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 4), st.integers(0, 2))
+def test_count_realisation_backtracking_agrees_with_cpsat(seed, n_sets, ov):
+    k, rng = 3, np.random.default_rng(seed)
+    c = np.zeros(9, int)
+    for _ in range(n_sets * k):  # a random count vector with sum n_sets * k and entries <= n_sets
+        c[rng.choice(np.flatnonzero(c < n_sets))] += 1
+    sets, how = alt._realize_counts_dfs(c.tolist(), k, n_sets, ov)
+    ref, how_ref = alt._realize_counts(c.tolist(), k, n_sets, ov, None, 0)
+    assert how in ("found", "infeasible") and (how == "found") == (how_ref == "found")
+    if sets is not None:
+        assert all(len(s) == k for s in sets)
+        assert [sum(j in s for s in sets) for j in range(9)] == c.tolist()
+        assert all(len(set(sets[i]) & set(sets[j])) <= ov for i in range(n_sets) for j in range(i))

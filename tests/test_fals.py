@@ -346,3 +346,35 @@ def test_leaf_sensitivity_part_and_provenance(tmp_path, monkeypatch):
     assert meta["rows_by_version"] == {v: len(out)}
     E.reproduce(tmp_path, quick=True, parts=("leaf",), data_home=DATA)
     assert json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["leaf"] == meta
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+@pytest.mark.parametrize("dropout,wd", [(0.0, 0.0), (0.5, 1e-3)])
+def test_fast_training_matches_the_loop_it_replaced(sparse, dropout, wd):
+    import mlxplain.fals as F
+    ds, _ = make_label_specific(n_samples=500, n_features=120, n_labels=5, n_relevant=4, noise=0.1, sparse=True, random_state=2)
+    X = F._check_X(ds.X if sparse else ds.X.toarray()); Y = F._check_Y(ds.Y, 500)
+    torch.manual_seed(0); a = make_tlp(120, 25, 5, dropout); b = make_tlp(120, 25, 5, dropout); b.load_state_dict(a.state_dict())
+    with torch.random.fork_rng():   # dropout draws from torch's generator: same state for both loops
+        torch.manual_seed(1); F._train(a, X, Y, 5, 32, 1e-2, wd, 0, torch.device("cpu"))
+    with torch.random.fork_rng():
+        torch.manual_seed(1); F._train_reference(b, X, Y, 5, 32, 1e-2, 0, wd)
+    for p, q in zip(a.parameters(), b.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), atol=1e-5, rtol=0)
+    assert a[0].weight.is_contiguous() and a[0].weight.shape == (25, 120)   # nn.Linear layout restored after training
+    np.testing.assert_allclose(tlp_scores(a, X), tlp_scores(b, X), rtol=0, atol=1e-5 * tlp_scores(b, X).max())
+
+
+@pytest.mark.parametrize("power", [1, 2])
+def test_gram_route_dead_units_chunks_empty_rows(power):
+    from mlxplain.fals import tlp_costs
+    torch.manual_seed(4); m = make_tlp(40, 20, 6)
+    with torch.no_grad(): m[0].bias[::3] = -100.0      # every third unit is never active
+    X = sp.random(400, 40, density=0.05, format="csr", random_state=1, dtype=np.float32)
+    assert (np.diff(X.indptr) == 0).any()
+    ref = tlp_scores(m, X.toarray(), power=power, method="direct")
+    for be in (1 << 23, 300):                          # one chunk of instances, or chunks of 4·300/26 = 46
+        np.testing.assert_allclose(tlp_scores(m, X, power=power, method="gram", batch_elems=be), ref, rtol=0, atol=1e-5 * ref.max())
+    c = tlp_costs(m, X)
+    assert c["live_units"] <= 20 - 7 and c["forward"] < c["gram"] < c["gram_full"] and c["epoch"] == 2 * X.nnz * 20 + 3 * 400 * 20 * 6
+    with pytest.raises(ValueError, match="method="): tlp_scores(m, X, method="fast")

@@ -100,6 +100,38 @@ def test_gw_attains_minimum_on_fine_grid(seed, name):
     assert np.isclose(obj(a_sw), o_sw) and o_gw <= o_sw + 1e-12
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["f1", "hamming", "composite", "ranking", "subset"]), st.integers(1, 5))
+def test_weighting_with_pattern_lookup_equals_cost_calls(seed, name, k):
+    "PRAkEL passes GW/SW the pattern costs it already has; the look-up must give what the cost calls give."
+    from mlxplain.prakel import decompose_loss, labelset_patterns
+    r = np.random.default_rng(seed); n, K = 25, 6
+    Y = r.integers(0, 2, (n, K)).astype(np.int8); dc = decompose_loss(resolve_loss(name), Y); idx = np.arange(n)
+    F = r.choice([-3, -1, -0.5, 0, 0.5, 1, 2], size=(n, K)); S = np.sort(r.choice(K, k, replace=False))
+    h = r.choice([-1, 1], size=(n, k))
+    P = dc.labelset_costs(idx, (F > 0).astype(np.int8), S, labelset_patterns(k))
+    for fn in (greedy_weight, lambda *a, patterns=None: simple_weight(*a, P=10, M=3, patterns=patterns)):
+        a0, o0 = fn(dc, idx, F, S, h); a1, o1 = fn(dc, idx, F, S, h, patterns=P)
+        assert a0 == a1 and abs(o0 - o1) <= 1e-12
+
+
+def test_prakel_iterations_never_recount_all_labels():
+    "The kept sums: after the start, every cost-sum call covers the k labels of a labelset, never all K."
+    from mlxplain import prakel as pk
+    rows = []
+    orig = pk.DecomposedCost._sums_T
+    def spy(YS, RS, WS):
+        rows.append(YS.shape[0]); return orig(YS, RS, WS)
+    pk.DecomposedCost._sums_T = staticmethod(spy)
+    try:
+        r = np.random.default_rng(0); X = r.normal(size=(80, 5)); Y = r.integers(0, 2, (80, 30))
+        for w in ("uniform", "greedy"):
+            rows.clear(); PRAkEL(loss="f1", k=3, n_iterations=50, weighting=w, random_state=0).fit(X, Y)
+            assert rows.count(30) == 2 and set(rows) == {3, 30} and len(rows) > 50   # truth and [F > 0], each built once
+    finally:
+        pk.DecomposedCost._sums_T = staticmethod(orig)
+
+
 # ---- API, determinism, costs --------------------------------------------------------------------
 def test_labelsets_cover_all_labels():
     for K, k in ((7, 3), (10, 4), (5, 5), (13, 1)):
