@@ -351,8 +351,67 @@ def _top_subsets(c, k):
                 if J not in seen:
                     seen.add(J); heapq.heappush(heap, (v + c[I[t]] - c[nx], J))
 
-_MIN_SEARCH_BUDGET = {"candidates": 20_000, "nodes": 200_000_000, "nodes_disjoint": 2_000_000,  # give-up points of the exact
-                      "time_share": 0.8, "time_share_disjoint": 0.25}  # max-min search (then CP-SAT); tau = 1 ("disjoint"): CP-SAT is better
+_MIN_SEARCH_BUDGET = {"candidates": 20_000, "nodes": 200_000_000, "nodes_disjoint": 5_000_000,  # give-up points of the exact
+                      "time_share": 0.8}  # max-min searches (then CP-SAT, with the rest of the time limit)
+
+def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
+    """Exact max-min simultaneous search for tau = 1 (disjoint sets) and univariate qualities: balanced
+    multi-way number partitioning of the n_sets * k largest integers of c (non-increasing) into n_sets
+    groups of k. Returns (index tuples, status 'optimal' | 'gave up', bound): with 'optimal' the bound is
+    the optimum, with 'gave up' the tuples are the best partition found and the bound an upper bound."""
+    # Hand-written: no maintained library solves cardinality-constrained max-min partitioning exactly
+    # (CP-SAT needed > 60 s to prove breast-cancer's a = 5 case; this search takes < 1 s, see the chapter).
+    B = {**_MIN_SEARCH_BUDGET, **(budget or {})}
+    g = n_sets; c = [int(x) for x in c[:g * k]]
+    groups, sums = [[] for _ in range(g)], [0] * g
+    for i in range(g * k):  # start: the LPT rule of Greedy Balancing (largest item to the open group with the least sum)
+        l = min((l for l in range(g) if len(groups[l]) < k), key=lambda l: (sums[l], l))
+        groups[l].append(i); sums[l] += c[i]
+    best, best_groups = min(sums), [tuple(G) for G in groups]
+    fail, nodes = {}, 0  # fail: values left -> least T shown unreachable with them (so is every larger T)
+
+    def pigeonhole_ok(vals, gl, T):  # j of the gl groups contain none of the gl - j largest values;
+        return all(sum(vals[gl - j:gl - j + j * k]) >= j * T for j in range(1, gl + 1))  # their j*k values must reach j*T
+
+    def complete(idx, gl, T):  # gl groups of k from the items idx (by non-increasing value), every sum >= T; or None
+        nonlocal nodes
+        nodes += 1
+        if nodes > B["nodes_disjoint"] or (deadline is not None and nodes % 256 == 0 and time.perf_counter() > deadline):
+            raise _GiveUp("gave up")
+        vals = [c[i] for i in idx]; R = sum(vals)
+        if gl == 1: return [tuple(idx)] if R >= T else None
+        key = tuple(vals)
+        if fail.get(key, math.inf) <= T or not pigeonhole_ok(vals, gl, T):
+            fail[key] = min(T, fail.get(key, math.inf)); return None
+        # the largest item's group: k - 1 more items, sum in [T, R - (gl - 1) T] so the others can still reach T
+        lo, hi, rest, rv = T - vals[0], R - (gl - 1) * T - vals[0], idx[1:], vals[1:]
+        n, seen, pick = len(rv), set(), []
+        def groups_of(p, j, s):  # j more of rv[p:], smallest items first (tight groups leave the most to the others)
+            if j == 0:
+                key_ = tuple(rv[q] for q in pick)  # equal values are interchangeable
+                if lo <= s <= hi and key_ not in seen: seen.add(key_); yield tuple(pick)
+                return
+            small = sum(rv[n - j + 1:])  # the j - 1 smallest items
+            for q in range(n - j, p - 1, -1):
+                if s + rv[q] + small > hi: break  # rv[q] only grows as q falls
+                if s + rv[q] + sum(rv[q + 1:q + j]) < lo: continue  # even the largest partners are too small
+                pick.append(q); yield from groups_of(q + 1, j - 1, s + rv[q]); pick.pop()
+        for pk in groups_of(0, k - 1, 0):
+            chosen = set(pk)
+            res = complete([rest[q] for q in range(n) if q not in chosen], gl - 1, T)
+            if res is not None: return [(idx[0],) + tuple(rest[q] for q in pk)] + res
+        fail[key] = T
+        return None
+
+    ub = min(sum(c[g - j:g - j + j * k]) // j for j in range(1, g + 1))  # the pigeonhole bound at the root
+    try:
+        while best < ub:  # raise the target above the incumbent until no partition reaches it
+            res = complete(list(range(g * k)), g, best + 1)
+            if res is None: ub = best; break
+            best_groups, best = res, min(sum(c[i] for i in G) for G in res)
+    except _GiveUp:
+        return best_groups, "gave up", ub
+    return best_groups, "optimal", best
 
 def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
     """Exact max-min simultaneous search for univariate qualities (ov < k): walk the k-subsets in
@@ -424,7 +483,7 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
             return sets, status, secs
         if time_limit is not None: time_limit = max(0.01, time_limit - secs / n_sets)
         t_counts = secs
-    min_ub = None  # upper bound on the min-aggregated optimum (integer units) from the exact max-min search
+    min_ub, incumbent = None, None  # from the exact max-min searches: upper bound (integer units), best partition (tau = 1)
     if (formulation == "fast" and kind == "linear" and aggregation == "min" and n_sets > 1 and not len(fixed_sets)
             and not len(must) and not return_model and max_overlap(k, tau) < k
             and not (max_overlap(k, tau) == 0 and n_sets * k > len(feats))):  # (that case is infeasible; CP-SAT shows it at once)
@@ -433,11 +492,12 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
         p_min = _cpsat_precision(_int_multiplier(kind, k, len(feats), n_sets, aggregation, formulation), precision)
         scale = 10 ** p_min / _qmax(problem, k, feats)  # the CP-SAT model's integers, so min_ub carries over exactly
         c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]
-        B = dict(_MIN_SEARCH_BUDGET); disjoint = max_overlap(k, tau) == 0
-        if disjoint: B["nodes"] = B["nodes_disjoint"]
-        share = B["time_share_disjoint"] if disjoint else B["time_share"]  # the rest of the time limit is left to CP-SAT
-        sets, status, min_ub = _solve_min_by_cliques(c_int, k, max_overlap(k, tau), n_sets,
-                                                     None if time_limit is None else t0 + share * time_limit * n_sets, B)
+        deadline = None if time_limit is None else t0 + _MIN_SEARCH_BUDGET["time_share"] * time_limit * n_sets  # the rest: CP-SAT
+        if max_overlap(k, tau) == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
+            sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline)
+            incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better either
+        else:
+            sets, status, min_ub = _solve_min_by_cliques(c_int, k, max_overlap(k, tau), n_sets, deadline)
         secs = time.perf_counter() - t0
         if status != "gave up":
             sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
@@ -519,6 +579,10 @@ def solve_alternatives(problem: dict,  # {'kind': 'linear'|'fcbf'|'mrmr'|'wrappe
     status = m.solve()
     secs = time.perf_counter() - t0 + (t_counts if "t_counts" in locals() else 0.0)
     sets = [feats[[i for i in range(nf) if m.val(s[i]) > 0.5]] for s in S] if status in ("optimal", "feasible") else [None] * n_sets
+    if incumbent is not None and status != "optimal":  # the partition search gave up: its best partition may beat CP-SAT's
+        weakest = lambda ss: min(problem["q"][s_].sum() for s_ in ss)
+        if sets[0] is None or weakest(incumbent) > weakest(sets):
+            sets, status = sorted(incumbent, key=lambda s_: -problem["q"][s_].sum()), "feasible"
     return sets, status, secs
 
 # %% ../nbs/40_alternatives.ipynb #59006a55

@@ -498,3 +498,43 @@ def test_count_realisation_backtracking_agrees_with_cpsat(seed, n_sets, ov):
         assert all(len(s) == k for s in sets)
         assert [sum(j in s for s in sets) for j in range(9)] == c.tolist()
         assert all(len(set(sets[i]) & set(sets[j])) <= ov for i in range(n_sets) for j in range(i))
+
+
+def _brute_partition(c, k, g):
+    "Best min group sum over all partitions of range(g * k) into g groups of k (the group of the first item first)."
+    def rec(left, gl):
+        if gl == 0: return np.inf
+        best = -np.inf
+        for comb in itertools.combinations(left[1:], k - 1):
+            G = (left[0],) + comb
+            best = max(best, min(sum(c[i] for i in G), rec([i for i in left if i not in G], gl - 1)))
+        return best
+    return rec(list(range(g * k)), g)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 3), st.sampled_from([3, 50, 10**9]), st.integers(0, 3))
+def test_partition_search_equals_brute_force(seed, g, k, hi, extra):
+    rng = np.random.default_rng(seed)
+    c = sorted(rng.integers(0, hi, g * k + extra).tolist(), reverse=True)  # small hi: many ties; extra items beyond g*k are ignored
+    groups, status, v = alt._solve_min_partition(c, k, g)
+    assert status == "optimal" and v == _brute_partition(c, k, g)
+    assert sorted(i for G in groups for i in G) == list(range(g * k)) and all(len(G) == k for G in groups)
+    assert min(sum(c[i] for i in G) for G in groups) == v
+    groups, status, ub = alt._solve_min_partition(c, k, g, budget={"nodes_disjoint": 1})
+    if status == "gave up":  # the best partition so far, and a valid upper bound
+        assert sorted(i for G in groups for i in G) == list(range(g * k)) and min(sum(c[i] for i in G) for G in groups) <= v <= ub
+
+
+def test_partition_search_gives_up_with_a_feasible_partition():
+    "When the partition search runs out of budget and CP-SAT (given almost no time) finds nothing better, its partition is returned."
+    q = np.random.default_rng(3).random(36)
+    old = dict(alt._MIN_SEARCH_BUDGET)
+    try:
+        alt._MIN_SEARCH_BUDGET.update(nodes_disjoint=1)
+        sets, st_, _ = solve_alternatives({"kind": "linear", "q": q, "n": 36}, 6, 1.0, 6, aggregation="min", formulation="fast",
+                                          time_limit=1e-3)
+    finally:
+        alt._MIN_SEARCH_BUDGET.update(old)
+    assert st_ in ("feasible", "optimal") and all(s is not None and len(s) == 6 for s in sets)
+    assert len(set(np.concatenate(sets).tolist())) == 36  # disjoint, all features used
