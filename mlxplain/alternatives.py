@@ -9,13 +9,13 @@ from fractions import Fraction
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'UNIVARIATE', 'REPRO_DATASETS', 'QUICK_DATASETS', 'REPRO_DESIGN', 'PAPER_DESIGN', 'PAPER_TABLE3',
-           'PAPER_TABLE5', 'PAPER_TABLE6', 'PAPER_TABLE4', 'PAPER_FIG1_MCC', 'dice_dissimilarity', 'max_overlap',
-           'dice_linear_holds', 'dice_fixed_k_holds', 'mi_qualities', 'model_gain_qualities', 'feature_mi_matrix',
-           'mrmr_value', 'wrapper_mcc', 'cpsat_error_bound', 'solve_alternatives', 'greedy_replacement',
-           'greedy_balancing', 'greedy_depth_search', 'greedy_wrapper', 'AlternativeFeatureSelector',
-           'crosscheck_alfese', 'label_specific_alternatives', 'shared_vs_specific', 'summarize', 'within_run_stats',
-           'reproduce', 'demo']
+__all__ = ['OBJECTIVES', 'UNIVARIATE', 'REPRO_DATASETS', 'QUICK_DATASETS', 'REPRO_DESIGN', 'PAPER_DATASETS', 'PAPER_RUN_DESIGN',
+           'PAPER_DESIGN', 'PAPER_TABLE3', 'PAPER_TABLE5', 'PAPER_TABLE6', 'PAPER_TABLE4', 'PAPER_FIG1_MCC',
+           'dice_dissimilarity', 'max_overlap', 'dice_linear_holds', 'dice_fixed_k_holds', 'mi_qualities',
+           'model_gain_qualities', 'feature_mi_matrix', 'mrmr_value', 'wrapper_mcc', 'cpsat_error_bound',
+           'solve_alternatives', 'greedy_replacement', 'greedy_balancing', 'greedy_depth_search', 'greedy_wrapper',
+           'AlternativeFeatureSelector', 'crosscheck_alfese', 'label_specific_alternatives', 'shared_vs_specific',
+           'summarize', 'within_run_stats', 'reproduce', 'demo']
 
 # %% ../nbs/40_alternatives.ipynb #bfb1f4e7
 import numpy as np
@@ -937,6 +937,15 @@ QUICK_DATASETS = ["hepatitis"]
 REPRO_DESIGN = {"k": 5, "taus": [0.2, 0.4, 0.6, 0.8, 1.0], "a_max": 5, "a_max_mrmr_simultaneous": 3, "time_limit_per_set_s": 3.0,
                 "solver": "cpsat", "formulation": "fast", "mi_estimator": "regression", "random_state": 25,
                 "wrapper_max_iters": 100, "wrapper_a_max": 2, "n_folds": 5}  # what reproduce() runs (folds/data sets: below)
+PAPER_DATASETS = ["backache", "chess", "churn", "clean1", "clean2", "coil2000", "credit_a", "credit_g", "dis",
+                  "GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1", "GAMETES_Epistasis_2_Way_20atts_0.4H_EDM_1_1",
+                  "GAMETES_Epistasis_3_Way_20atts_0.2H_EDM_1_1", "GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_50_EDM_2_001",
+                  "GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_75_EDM_2_001", "hepatitis", "Hill_Valley_with_noise", "horse_colic",
+                  "house_votes_84", "hypothyroid", "ionosphere", "molecular_biology_promoters", "mushroom", "ring", "sonar",
+                  "spambase", "spect", "spectf", "tokyo1", "twonorm", "wdbc"]  # the paper's Table 2
+PAPER_RUN_DESIGN = {**REPRO_DESIGN, "k": [5, 10], "taus": "all", "a_max": 5, "a_max_sequential": 10, "a_max_mrmr_simultaneous": 5,
+                    "time_limit_per_set_s": 60.0, "wrapper_max_iters": 1000, "wrapper_a_max": 10, "wrapper_a_max_simultaneous": 5,
+                    "wrapper_searches": ["seq.", "sim. (sum)", "sim. (min)"]}  # reproduce(design="paper"): Section 5 in full, our solver
 PAPER_DESIGN = {"datasets": 30, "folds": 5, "k": [5, 10], "a_max_sequential": 10, "a_max_simultaneous": 5, "time_limit_per_set_s": 60.0,
                 "solver": "SCIP (pywraplp), 1 thread", "wrapper_max_iters": 1000, "wrapper_searches": "seq., sim. (sum), sim. (min)"}
 PAPER_TABLE3 = pd.DataFrame([  # Table 3 (k = 5, a <= 5): share of statuses in % (infeasible, not solved, feasible, optimal)
@@ -966,54 +975,72 @@ def _test_mcc(Xtr, ytr, Xte, yte, idx, seed):
     m = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(Xtr[:, idx], ytr)
     return float(mcc(yte, m.predict(Xte[:, idx])))
 
+def _design_taus(taus, k: int) -> list:
+    "A design's tau grid: a list, or 'all' = every tau the set size allows, i/k for i = 1..k (the paper's)."
+    if isinstance(taus, str):
+        if taus != "all": raise ValueError(f"taus={taus!r}: give a list or 'all'")
+        return [round(i / k, 10) for i in range(1, k + 1)]
+    return list(taus)
+
 def _repro_cell(dataset, fold, quick=False, data_home=None, design=None):
     "All searches of one (data set, fold) cell of the reproduction; one record per feature set."
     D = {**REPRO_DESIGN, **(design or {})}
-    k, time_limit, a_max, a_mrmr_sim = D["k"], D["time_limit_per_set_s"], D["a_max"], D["a_max_mrmr_simultaneous"]
+    ks = list(D["k"]) if isinstance(D["k"], (list, tuple)) else [D["k"]]
+    time_limit, a_max, a_mrmr_sim = D["time_limit_per_set_s"], D["a_max"], D["a_max_mrmr_simultaneous"]
+    a_seq = D.get("a_max_sequential", a_max)   # the paper: sequential a <= 10, simultaneous a <= 5
     wrapper_iters, wrapper_a, seed = D["wrapper_max_iters"], D["wrapper_a_max"], D["random_state"]
+    wrapper_a_sim, wrapper_searches = D.get("wrapper_a_max_simultaneous", 0), D.get("wrapper_searches", ["seq."])
     from mlxplain.data import load, kfold
     ds = load(dataset, data_home=data_home)
     X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y).astype(int)
     tr, te = kfold(ds, n_splits=D["n_folds"], random_state=0)[fold]
     Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-    rows, taus = [], list(D["taus"])
-    base = dict(dataset=dataset, fold=fold, k=k, n_features=X.shape[1])
+    rows, base = [], {}
     def record(sel, objective, search, a, tau, test_q):
         for i, (s, q, st, t) in enumerate(zip(sel.feature_sets_, sel.qualities_, sel.statuses_, sel.times_)):
             rows.append({**base, "objective": _OBJ_NAMES[objective], "search": search, "a": a, "tau": tau, "set": i,
                          "features": None if s is None else " ".join(map(str, s)), "status": st, "time": t,
                          "train_objective": q, "test_objective": test_q[i], "test_mcc": _test_mcc(Xtr, ytr, Xte, yte, s, seed)})
-    for objective in ("mi", "model_gain", "fcbf", "mrmr"):
-        proto = AlternativeFeatureSelector(objective=objective, k=k, n_alternatives=0, tau=0.5, random_state=seed, formulation=D["formulation"],
-                                           solver=D["solver"], mi_estimator=D["mi_estimator"], time_limit=time_limit,
-                                           preselect=objective in ("mi", "model_gain")).fit(Xtr, ytr)
-        problem, test_problem = proto.problem_, proto._problem(_check_X(Xte), yte, objective)
-        def run(**kw):  # reuse the (costly) MI computations across all searches
-            sel = AlternativeFeatureSelector(**{**proto.get_params(), **kw})
-            sel._fit_problem(Xtr, ytr, problem["n"], objective, np.array([], int), np.array([], int), problem)
-            return sel, [sel._quality(s, test_problem) if s is not None else np.nan for s in sel.feature_sets_]
-        for tau in taus:
-            sel, tq = run(n_alternatives=a_max, tau=tau, search="sequential")
-            for a in range(1, a_max + 1):  # sequential prefixes
-                rows_before = len(rows); record(sel, objective, "seq.", a, tau, tq)
-                del rows[rows_before + a + 1:]  # keep sets 0..a
-            for a in range(1, a_max + 1):
-                for agg in ("sum", "min"):
-                    if objective == "mrmr" and a > a_mrmr_sim: continue
-                    sel, tq = run(n_alternatives=a, tau=tau, search="simultaneous", aggregation=agg)
-                    record(sel, objective, f"sim. ({agg})", a, tau, tq)
-            if objective in ("mi", "model_gain"):
+    for k in ks:
+        base.update(dataset=dataset, fold=fold, k=k, n_features=X.shape[1]); taus = _design_taus(D["taus"], k)
+        for objective in ("mi", "model_gain", "fcbf", "mrmr"):
+            proto = AlternativeFeatureSelector(objective=objective, k=k, n_alternatives=0, tau=0.5, random_state=seed, formulation=D["formulation"],
+                                               solver=D["solver"], mi_estimator=D["mi_estimator"], time_limit=time_limit,
+                                               preselect=objective in ("mi", "model_gain")).fit(Xtr, ytr)
+            problem, test_problem = proto.problem_, proto._problem(_check_X(Xte), yte, objective)
+            def run(**kw):  # reuse the (costly) MI computations across all searches
+                sel = AlternativeFeatureSelector(**{**proto.get_params(), **kw})
+                sel._fit_problem(Xtr, ytr, problem["n"], objective, np.array([], int), np.array([], int), problem)
+                return sel, [sel._quality(s, test_problem) if s is not None else np.nan for s in sel.feature_sets_]
+            for tau in taus:
+                sel, tq = run(n_alternatives=a_seq, tau=tau, search="sequential")
+                for a in range(1, a_seq + 1):  # sequential prefixes
+                    rows_before = len(rows); record(sel, objective, "seq.", a, tau, tq)
+                    del rows[rows_before + a + 1:]  # keep sets 0..a
                 for a in range(1, a_max + 1):
-                    for method, name in (("greedy_replacement", "rep."), ("greedy_balancing", "bal.")):
-                        sel, tq = run(n_alternatives=a, tau=tau, method=method)
-                        record(sel, objective, name, a, tau, tq)
-    if wrapper_iters:
-        for tau in taus:
-            sel = AlternativeFeatureSelector(objective="wrapper", k=k, n_alternatives=wrapper_a, tau=tau, max_iters=wrapper_iters,
-                                             random_state=seed, time_limit=time_limit, solver=D["solver"]).fit(Xtr, ytr)
-            tq = sel.score_sets(Xte, yte)
-            for a in range(1, wrapper_a + 1):
-                n0 = len(rows); record(sel, "wrapper", "seq.", a, tau, tq); del rows[n0 + a + 1:]
+                    for agg in ("sum", "min"):
+                        if objective == "mrmr" and a > a_mrmr_sim: continue
+                        sel, tq = run(n_alternatives=a, tau=tau, search="simultaneous", aggregation=agg)
+                        record(sel, objective, f"sim. ({agg})", a, tau, tq)
+                if objective in ("mi", "model_gain"):
+                    for a in range(1, a_max + 1):
+                        for method, name in (("greedy_replacement", "rep."), ("greedy_balancing", "bal.")):
+                            sel, tq = run(n_alternatives=a, tau=tau, method=method)
+                            record(sel, objective, name, a, tau, tq)
+        if wrapper_iters:
+            for tau in taus:
+                sel = AlternativeFeatureSelector(objective="wrapper", k=k, n_alternatives=wrapper_a, tau=tau, max_iters=wrapper_iters,
+                                                 random_state=seed, time_limit=time_limit, solver=D["solver"]).fit(Xtr, ytr)
+                tq = sel.score_sets(Xte, yte)
+                for a in range(1, wrapper_a + 1):
+                    n0 = len(rows); record(sel, "wrapper", "seq.", a, tau, tq); del rows[n0 + a + 1:]
+                for agg in ("sum", "min"):
+                    if f"sim. ({agg})" not in wrapper_searches: continue
+                    for a in range(1, wrapper_a_sim + 1):
+                        sel = AlternativeFeatureSelector(objective="wrapper", k=k, n_alternatives=a, tau=tau, max_iters=wrapper_iters,
+                                                         search="simultaneous", aggregation=agg, random_state=seed,
+                                                         time_limit=time_limit, solver=D["solver"]).fit(Xtr, ytr)
+                        record(sel, "wrapper", f"sim. ({agg})", a, tau, sel.score_sets(Xte, yte))
     return rows
 
 def summarize(df: pd.DataFrame) -> dict:  # the per-feature-set records of reproduce
@@ -1060,30 +1087,44 @@ def within_run_stats(df: pd.DataFrame, objective="Model Gain", k=5) -> pd.DataFr
     g = d.groupby(key + ["search"])[["train_objective", "test_objective", "test_mcc"]]
     return g.std(ddof=0).add_suffix("_std").join(g.mean().add_suffix("_mean")).reset_index()
 
-def reproduce(out_dir, quick: bool = False, data_home=None) -> pd.DataFrame:  # out_dir: where CSV/JSON go
-    "Section 5 of the paper on a documented subset (see the chapter); writes records.csv, the tables and design.json."
+def reproduce(out_dir,                # where CSV/JSON go
+              quick: bool = False,    # one data set, one fold
+              data_home=None,         # folder with the staged data (default: $MLXPLAIN_DATA)
+              design: str = "subset", # 'subset': REPRO_DESIGN on REPRO_DATASETS; 'paper': PAPER_RUN_DESIGN on the paper's 30 sets
+              datasets=None,          # run only these data sets of the design (their cells accumulate in the same records file; the tables cover this call)
+              folds=None,             # run only these folds of the design (0-based)
+             ) -> pd.DataFrame:
+    "Section 5 of the paper, on a documented subset or in full; writes records*.csv, the tables and design*.json."
     import os, platform, ortools, sklearn
     from functools import partial
     from mlxplain.experiments import run_grid, code_version, atomic_write_csv, atomic_write_json
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
-    datasets, folds = (QUICK_DATASETS, [0]) if quick else (REPRO_DATASETS, [0, 1])
-    tag = "_quick" if quick else ""
-    cell = partial(_repro_cell, data_home=data_home, design=REPRO_DESIGN)
+    if design not in ("subset", "paper"): raise ValueError(f"design={design!r}: choose 'subset' or 'paper'")
+    D, all_sets = (REPRO_DESIGN, REPRO_DATASETS) if design == "subset" else (PAPER_RUN_DESIGN, PAPER_DATASETS)
+    if datasets is not None:
+        datasets = [datasets] if isinstance(datasets, str) else list(datasets)
+        if not datasets or set(datasets) - set(all_sets): raise ValueError(f"datasets={datasets!r}: choose from {all_sets}")
+    if folds is not None:
+        folds = [folds] if isinstance(folds, int) else list(folds)
+        if not folds or not set(folds) <= set(range(D["n_folds"])): raise ValueError(f"folds={folds!r}: choose from 0..{D['n_folds'] - 1}")
+    datasets, folds = (QUICK_DATASETS, [0]) if quick else (datasets or all_sets, folds if folds is not None else list(range(D["n_folds"])))
+    tag = ("_quick" if quick else "") + ("_paper" if design == "paper" else "")
+    cell = partial(_repro_cell, data_home=data_home, design=D)
     cell.__name__ = "alternatives"
-    version = code_version(_repro_cell, solve_alternatives, greedy_wrapper, greedy_replacement, greedy_balancing, _CpSatModel,
-                           _solve_sum_by_counts, _realize_counts_dfs, _solve_min_by_cliques, _top_subsets, AlternativeFeatureSelector, mi_qualities, _mi_target, _mrmr_data, _fcbf_pairs)
+    version = code_version(_repro_cell, _design_taus, solve_alternatives, greedy_wrapper, greedy_replacement, greedy_balancing, _CpSatModel,
+                           _solve_sum_by_counts, _realize_counts_dfs, _solve_min_by_cliques, _solve_min_partition, _top_subsets, AlternativeFeatureSelector, mi_qualities, _mi_target, _mrmr_data, _fcbf_pairs)
     t0, c0 = time.perf_counter(), time.process_time()
     df = run_grid(cell, {"dataset": datasets, "fold": folds}, cache=out_dir / f"records{tag}.csv", desc="alternatives", version=version)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tables = summarize(df)
     for name, t in tables.items(): atomic_write_csv(t, out_dir / f"{name}{tag}.csv")
     atomic_write_csv(within_run_stats(df), out_dir / f"within_runs{tag}.csv")
-    design = {"datasets": datasets, "folds": folds, **REPRO_DESIGN, "paper": PAPER_DESIGN, "code_version": version,
+    info = {"datasets": datasets, "folds": folds, **D, "paper": PAPER_DESIGN, "code_version": version,
               "n_records": int(len(df)), "wall_s_this_call": round(wall, 1), "cpu_s_this_call": round(cpu, 1),
               "note_timing": "calls that reuse cached rows of the same code_version report only the time of the rows they computed",
               "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "ortools": ortools.__version__,
                           "sklearn": sklearn.__version__, "load_avg_1min_at_end": round(os.getloadavg()[0], 2)}}
-    atomic_write_json(design, out_dir / f"design{tag}.json")
+    atomic_write_json(info, out_dir / f"design{tag}.json")
     return df
 
 

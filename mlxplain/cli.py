@@ -71,6 +71,8 @@ def _parser():
     r.add_argument("--quick", action="store_true", help="a small subset, for a smoke test")
     r.add_argument("--data-home", default=None)
     r.add_argument("--parts", default=None, help="comma-separated parts, for chapters whose reproduce() has `parts` (e.g. fals: table3,leaf)")
+    r.add_argument("--datasets", default=None, help="comma-separated data sets, for chapters whose reproduce() has `datasets`")
+    r.add_argument("--design", default=None, help="experimental design, for chapters whose reproduce() has `design` (alternatives: subset, paper)")
     return p
 
 def main(argv=None) -> int:
@@ -95,11 +97,13 @@ def main(argv=None) -> int:
         if mod is None or not hasattr(mod, "reproduce"):
             print(f"mlxplain reproduce: chapter '{args.chapter}' has no reproduction yet", file=sys.stderr); return 2
         out = Path(args.out) if args.out else results_dir(args.chapter)
-        kw = {}
-        if args.parts:
-            if "parts" not in inspect.signature(mod.reproduce).parameters:
-                print(f"mlxplain reproduce: chapter '{args.chapter}' has no parts", file=sys.stderr); return 2
-            kw["parts"] = tuple(s.strip() for s in args.parts.split(",") if s.strip())
+        kw, params = {}, inspect.signature(mod.reproduce).parameters
+        for opt, listed in (("parts", True), ("datasets", True), ("design", False)):
+            val = getattr(args, opt)
+            if val is None: continue
+            if opt not in params:
+                print(f"mlxplain reproduce: chapter '{args.chapter}' has no {opt}", file=sys.stderr); return 2
+            kw[opt] = tuple(s.strip() for s in val.split(",") if s.strip()) if listed else val
         df = mod.reproduce(out, quick=args.quick, data_home=args.data_home, **kw)
         print(f"results written to {out.resolve()}")
         if isinstance(df, pd.DataFrame): print(df.head(20).to_string())

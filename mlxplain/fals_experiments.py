@@ -21,10 +21,10 @@ from .experiments import run_grid, code_version, atomic_write_csv, atomic_write_
 from . import metrics as M
 
 # %% auto #0
-__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'FIG34_SEEDS', 'FIG9_LAYERS', 'FIG9_ACTIVATIONS',
-           'PARTS', 'LEAF_SETS', 'paper_table3', 'paper_table4', 'evaluate', 'variants_experiment', 'k_sweep',
-           'hidden_sweep', 'mlp', 'autograd_scores', 'architecture_sweep', 'leaf_sensitivity', 'part_versions',
-           'reproduce', 'verify_table3']
+__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'FIG34_SEEDS', 'FIG34_SETS', 'FIG9_LAYERS',
+           'FIG9_ACTIVATIONS', 'PARTS', 'LEAF_SETS', 'paper_table3', 'paper_table4', 'evaluate', 'variants_experiment',
+           'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores', 'architecture_sweep', 'leaf_sensitivity',
+           'part_versions', 'reproduce', 'verify_table3']
 
 # %% ../nbs/10a_fals_experiments.ipynb #f1ccb254
 _T3 = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
@@ -98,7 +98,7 @@ def paper_table4() -> pd.DataFrame:
     return df[["dataset", "method", "paper"]]
 
 # %% ../nbs/10a_fals_experiments.ipynb #0b963b00
-DATASETS = ["emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng", "tmc2007-500"]  # delicious, imdb: see the notebook
+DATASETS = ["emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng", "tmc2007-500", "delicious", "imdb"]
 QUICK = ["emotions", "yeast"]
 
 @lru_cache(maxsize=2)
@@ -166,6 +166,7 @@ VARIANT_SETTINGS = {"FALS": {}, "epoch20": {"epochs": 20}, "epoch50": {"epochs":
                     "IG": {"attribution": "ig"}, "DeepLIFT": {"attribution": "deeplift"}, "LRP": {"attribution": "lrp"}}
 
 FIG34_SEEDS = tuple(range(10))   # the paper's 10 random initialisations for Fig. 3/4 (part of the `variants` version)
+FIG34_SETS = ("20ng",)           # the paper's own Fig. 3/4 data set, run in addition to the small sets
 
 def variants_experiment(dataset, seeds=FIG34_SEEDS, data_home=None, max_train=None):
     "Fig. 3 and Fig. 4: Section 4.3's variants and attribution methods over seeds — scores, and Jaccard / restricted Spearman against FALS."
@@ -335,9 +336,10 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
               data_home=None,             # folder with the staged data (default: $MLXPLAIN_DATA)
               datasets=None,              # Table 3/4 data sets (default: DATASETS, or QUICK)
               parts=PARTS,                # any of 'table3', 'variants', 'ksweep', 'hidden', 'leaf'
-              small=("emotions", "yeast", "scene"),  # data sets for Fig. 3/4, 8, 9
+              small=("emotions", "yeast", "scene"),  # data sets for Fig. 3/4 (plus FIG34_SETS), 8, 9
               seeds=FIG34_SEEDS,          # seeds of Fig. 3/4 (the paper's 10); other seeds: give another out_dir
               max_train=None,             # subsample the training split of larger sets (recorded)
+              methods=("fa", "brdt", "lasso", "rf", "lift"),  # Table 3/4 methods ('fa': FALS, FAMS, FILS, FIMS from one network)
              ) -> pd.DataFrame:
     "Section 4 of the paper: Table 3/4 (selection on train, BR decision trees on k/D=0.1 features), Fig. 2–5, 8, 9 and the tree-growth check; CSVs and meta.json in out_dir."
     bad = set(parts) - set(PARTS)
@@ -352,14 +354,16 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
     res = pd.DataFrame(); computed = {}
     FALS(epochs=1, random_state=0).fit(np.zeros((8, 3), np.float32), np.eye(8, 2))   # torch's one-off start-up, outside the timings
     if "table3" in parts:
-        grid = [{"dataset": d, "method": m} for d in datasets for m in ("fa", "brdt", "lasso", "rf", "lift")]
+        if set(methods) - {"fa", "brdt", "lasso", "rf", "lift"}: raise ValueError(f"methods={methods!r}: choose from fa, brdt, lasso, rf, lift")
+        grid = [{"dataset": d, "method": m} for d in datasets for m in methods]
         cache = out_dir / "table3.csv"
         before = set(_versioned(cache, versions["table3"]).get("_cell", []))
         res = run_grid(_safe(lambda dataset, method: _cell(dataset, method, data_home, max_train=max_train)), grid,
                        cache=cache, desc="FALS Table 3", version=versions["table3"])
         computed["table3"] = sorted(set(_versioned(cache, versions["table3"]).get("_cell", [])) - before)
     if "variants" in parts:
-        computed["variants"] = _per_dataset([out_dir / f for f in _PART_FILES["variants"]], small, variants_experiment,
+        computed["variants"] = _per_dataset([out_dir / f for f in _PART_FILES["variants"]],
+                                            small + ([] if quick else [d for d in FIG34_SETS if d not in small]), variants_experiment,
                                             version=versions["variants"], seeds=seeds, data_home=data_home)
     if "ksweep" in parts: computed["ksweep"] = _per_dataset(out_dir / "fig8_k.csv", small, k_sweep, versions["ksweep"], data_home=data_home)
     if "hidden" in parts: computed["hidden"] = _per_dataset(out_dir / "fig9_hidden.csv", small, hidden_sweep, versions["hidden"], data_home=data_home)

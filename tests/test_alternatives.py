@@ -538,3 +538,33 @@ def test_partition_search_gives_up_with_a_feasible_partition():
         alt._MIN_SEARCH_BUDGET.update(old)
     assert st_ in ("feasible", "optimal") and all(s is not None and len(s) == 6 for s in sets)
     assert len(set(np.concatenate(sets).tolist())) == 36  # disjoint, all features used
+
+def test_design_taus():
+    "The paper's 'every tau the set size allows' is i/k for i = 1..k; lists pass through; anything else is an error."
+    from mlxplain.alternatives import _design_taus
+    assert _design_taus("all", 5) == [0.2, 0.4, 0.6, 0.8, 1.0]
+    assert _design_taus("all", 10)[:3] == [0.1, 0.2, 0.3] and len(_design_taus("all", 10)) == 10
+    assert _design_taus([0.5], 5) == [0.5]
+    with pytest.raises(ValueError, match="taus="): _design_taus("some", 5)
+
+def test_reproduce_rejects_unknown_design_and_data_sets(tmp_path):
+    from mlxplain.alternatives import reproduce
+    with pytest.raises(ValueError, match="design="): reproduce(tmp_path, design="full")
+    with pytest.raises(ValueError, match="datasets="): reproduce(tmp_path, design="paper", datasets=["iris"])
+    with pytest.raises(ValueError, match="datasets="): reproduce(tmp_path, datasets=[])
+    with pytest.raises(ValueError, match="folds="): reproduce(tmp_path, design="paper", folds=[5])
+    assert not list(tmp_path.iterdir())   # nothing written
+
+def test_paper_design_cell_covers_both_k_and_all_searches(data_home):
+    "A scaled-down paper design (two k, sequential a beyond the simultaneous a, wrapper sim.) yields every search of Section 5."
+    import pandas as pd
+    from mlxplain.alternatives import _repro_cell, PAPER_RUN_DESIGN
+    d = {**PAPER_RUN_DESIGN, "k": [3, 4], "a_max": 1, "a_max_sequential": 2, "a_max_mrmr_simultaneous": 1, "wrapper_max_iters": 3,
+         "wrapper_a_max": 2, "wrapper_a_max_simultaneous": 1, "time_limit_per_set_s": 5}
+    df = pd.DataFrame(_repro_cell("hepatitis", 0, data_home=data_home, design=d))
+    g = df.groupby(["k", "objective", "search"])
+    assert set(df.k) == {3, 4} and g.ngroups == 2 * 19   # 5 objectives x (seq., sim. sum/min) + rep./bal. for MI and Model Gain
+    assert (g.tau.nunique().unstack(["objective", "search"]).T == [3, 4]).all().all()   # every tau i/k
+    seq = df[df.search == "seq."]
+    assert seq.a.max() == 2 and df[df.search != "seq."].a.max() == 1
+    assert df.status.isin(["optimal", "feasible", "infeasible", "not solved"]).all()

@@ -53,3 +53,19 @@ def test_reproduce_parts_rejected_where_chapter_has_none(tmp_path):
     r = run("reproduce", "extended_plt", "--parts", "x", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "has no parts" in r.stderr
     assert not (tmp_path / "o").exists()
+
+def test_reproduce_design_and_datasets_reach_the_chapter(tmp_path, monkeypatch):
+    "`--design` and `--datasets` are parsed and handed to reproduce() (a stand-in records them; the real run takes hours)."
+    import mlxplain.alternatives as A
+    from mlxplain.cli import main
+    seen = {}
+    def fake(out_dir, quick=False, data_home=None, design="subset", datasets=None):
+        seen.update(out_dir=out_dir, design=design, datasets=datasets)
+    monkeypatch.setattr(A, "reproduce", fake)
+    assert main(["reproduce", "alternatives", "--design", "paper", "--datasets", "hepatitis, spect", "--out", str(tmp_path)]) == 0
+    assert seen == {"out_dir": tmp_path, "design": "paper", "datasets": ("hepatitis", "spect")}
+
+def test_reproduce_design_rejected_where_chapter_has_none(tmp_path):
+    r = run("reproduce", "extended_plt", "--design", "paper", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "has no design" in r.stderr
+    assert not (tmp_path / "o").exists()
