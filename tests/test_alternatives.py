@@ -539,6 +539,7 @@ def test_partition_search_gives_up_with_a_feasible_partition():
     assert st_ in ("feasible", "optimal") and all(s is not None and len(s) == 6 for s in sets)
     assert len(set(np.concatenate(sets).tolist())) == 36  # disjoint, all features used
 
+
 def test_design_taus():
     "The paper's 'every tau the set size allows' is i/k for i = 1..k; lists pass through; anything else is an error."
     from mlxplain.alternatives import _design_taus
@@ -547,6 +548,7 @@ def test_design_taus():
     assert _design_taus([0.5], 5) == [0.5]
     with pytest.raises(ValueError, match="taus="): _design_taus("some", 5)
 
+
 def test_reproduce_rejects_unknown_design_and_data_sets(tmp_path):
     from mlxplain.alternatives import reproduce
     with pytest.raises(ValueError, match="design="): reproduce(tmp_path, design="full")
@@ -554,6 +556,7 @@ def test_reproduce_rejects_unknown_design_and_data_sets(tmp_path):
     with pytest.raises(ValueError, match="datasets="): reproduce(tmp_path, datasets=[])
     with pytest.raises(ValueError, match="folds="): reproduce(tmp_path, design="paper", folds=[5])
     assert not list(tmp_path.iterdir())   # nothing written
+
 
 def test_paper_design_cell_covers_both_k_and_all_searches(data_home):
     "A scaled-down paper design (two k, sequential a beyond the simultaneous a, wrapper sim.) yields every search of Section 5."

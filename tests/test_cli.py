@@ -66,6 +66,7 @@ def test_reproduce_design_and_datasets_reach_the_chapter(tmp_path, monkeypatch):
     assert seen == {"out_dir": tmp_path, "design": "paper", "datasets": ("hepatitis", "spect")}
 
 def test_reproduce_design_rejected_where_chapter_has_none(tmp_path):
+    "`--design` on a chapter whose reproduce() has no design: a clear error, nothing run or written."
     r = run("reproduce", "extended_plt", "--design", "paper", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "has no design" in r.stderr
     assert not (tmp_path / "o").exists()
