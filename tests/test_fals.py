@@ -378,3 +378,60 @@ def test_gram_route_dead_units_chunks_empty_rows(power):
     c = tlp_costs(m, X)
     assert c["live_units"] <= 20 - 7 and c["forward"] < c["gram"] < c["gram_full"] and c["epoch"] == 2 * X.nnz * 20 + 3 * 400 * 20 * 6
     with pytest.raises(ValueError, match="method="): tlp_scores(m, X, method="fast")
+
+
+# --- Tables 5–9 (10-fold CV) and Fig. 7 (pairwise Wilcoxon tests)
+
+@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
+def test_cv_part_folds_and_cache(tmp_path, monkeypatch):
+    import json
+    import pandas as pd
+    import mlxplain.fals_experiments as E
+    rows = E.cv_fold("emotions", 1, n_splits=3, data_home=DATA)
+    assert [r["method"] for r in rows] == ["fals", "fams"]
+    assert all(0 <= r[m] <= 1 for r in rows for m in E.CV_METRICS) and rows[0]["n_train"] + rows[0]["n_test"] == 593
+    ds, folds = E._cv_folds("emotions", DATA, 3)
+    assert sorted(np.concatenate([te for _, te in folds]).tolist()) == list(range(ds.n_samples))
+    for bad in (3, -1, 1.0):
+        with pytest.raises(ValueError, match="fold="): E.cv_fold("emotions", bad, n_splits=3, data_home=DATA)
+    # reproduce(parts=('cv',)): one row per (fold, method) under the part's version; a rerun computes nothing
+    monkeypatch.setattr(E, "QUICK", ["emotions"]); monkeypatch.setattr(E, "CV_FOLDS", 3)
+    E.reproduce(tmp_path, quick=True, parts=("cv",), data_home=DATA)
+    out = pd.read_csv(tmp_path / "quick" / "cv_folds.csv", dtype={"_version": str})
+    assert sorted(zip(out["fold"], out["method"])) == [(f, m) for f in range(3) for m in ("fals", "fams")]
+    assert (out["_version"] == E.part_versions()["cv"]).all() and (out["n_splits"] == 3).all()
+    np.testing.assert_allclose(out.query("fold == 1")[E.CV_METRICS].to_numpy(), [[r[m] for m in E.CV_METRICS] for r in rows])
+    meta = json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["cv"]
+    E.reproduce(tmp_path, quick=True, parts=("cv",), data_home=DATA)
+    assert json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["cv"] == meta
+
+
+def test_cv_metrics_match_sklearn_and_bad_input():
+    from mlxplain.fals_experiments import cv_metrics
+    from sklearn.metrics import roc_auc_score, hamming_loss, label_ranking_loss, label_ranking_average_precision_score
+    rng = np.random.default_rng(0)
+    Y = (rng.random((40, 6)) < 0.3).astype(int); Y[Y.sum(1) == 0, 0] = 1      # every instance has a relevant label
+    S = rng.random((40, 6))                                                    # continuous scores: no ties
+    m = cv_metrics(Y, S)
+    assert m["microAUC"] == pytest.approx(roc_auc_score(Y.ravel(), S.ravel()))
+    assert m["HL"] == pytest.approx(hamming_loss(Y, S >= 0.5))
+    assert m["RL"] == pytest.approx(label_ranking_loss(Y, S)) and m["AP"] == pytest.approx(label_ranking_average_precision_score(Y, S))
+    with pytest.raises(ValueError): cv_metrics(Y, S[:, :5])
+
+
+def test_wilcoxon_pairs_against_scipy():
+    import pandas as pd
+    from scipy.stats import wilcoxon
+    from mlxplain.fals_experiments import wilcoxon_pairs
+    rng = np.random.default_rng(1)
+    rows = [{"dataset": d, "method": m, "metric": mt, "ours": v}
+            for d in range(12) for mt in ("AP", "RL") for m, v in (("x", rng.random()), ("y", rng.random()), ("z", rng.random()))]
+    df = pd.DataFrame(rows); w = wilcoxon_pairs(df, ["x", "y", "z"])
+    assert len(w) == 6 and set(w["link"]) <= {"none", "thin", "thick"}
+    for r in w.itertuples():
+        a = df.query("metric == @r.metric and method == @r.a")["ours"].to_numpy(); b = df.query("metric == @r.metric and method == @r.b")["ours"].to_numpy()
+        assert r.p == pytest.approx(wilcoxon(a - b).pvalue)
+        sign = -1 if r.metric == "AP" else 1
+        assert (r.a_better, r.b_better) == (int((sign * (a - b) < 0).sum()), int((sign * (a - b) > 0).sum()))
+        assert r.link == ("none" if r.p < 0.05 else "thin" if r.p < 0.1 else "thick")
+    assert wilcoxon_pairs(df, ["x", "missing"]).empty                          # a method without rows: no pair
