@@ -21,8 +21,8 @@ from .experiments import run_grid, code_version, atomic_write_csv, atomic_write_
 from . import metrics as M
 
 # %% auto #0
-__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'FIG34_SEEDS', 'FIG34_SETS', 'FIG9_LAYERS',
-           'FIG9_ACTIVATIONS', 'CV_SETS', 'CV_FOLDS', 'CV_METRICS', 'PARTS', 'LEAF_SETS', 'paper_table3',
+__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'DATASETS', 'QUICK', 'VARIANT_SETTINGS', 'FIG34_SEEDS', 'FIG34_SETS', 'FIG89_SETS',
+           'FIG9_LAYERS', 'FIG9_ACTIVATIONS', 'CV_SETS', 'CV_FOLDS', 'CV_METRICS', 'PARTS', 'LEAF_SETS', 'paper_table3',
            'paper_table4', 'evaluate', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores',
            'architecture_sweep', 'leaf_sensitivity', 'paper_cv_tables', 'cv_metrics', 'cv_fold', 'wilcoxon_pairs',
            'part_versions', 'reproduce', 'verify_table3']
@@ -168,6 +168,7 @@ VARIANT_SETTINGS = {"FALS": {}, "epoch20": {"epochs": 20}, "epoch50": {"epochs":
 
 FIG34_SEEDS = tuple(range(10))   # the paper's 10 random initialisations for Fig. 3/4 (part of the `variants` version)
 FIG34_SETS = ("20ng",)           # the paper's own Fig. 3/4 data set, run in addition to the small sets
+FIG89_SETS = ("corel5k", "bibtex", "20ng", "tmc2007-500")   # the paper's moderate-size sets: Fig. 8 and Fig. 9's width sweep, besides the small sets
 
 def variants_experiment(dataset, seeds=FIG34_SEEDS, data_home=None, max_train=None):
     "Fig. 3 and Fig. 4: Section 4.3's variants and attribution methods over seeds — scores, and Jaccard / restricted Spearman against FALS."
@@ -465,7 +466,7 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
               data_home=None,             # folder with the staged data (default: $MLXPLAIN_DATA)
               datasets=None,              # data sets of Table 3/4 and of Tables 5–9 (default: DATASETS and CV_SETS; quick: QUICK and its first)
               parts=PARTS,                # any of PARTS: 'table3', 'variants', 'ksweep', 'hidden', 'arch', 'leaf', 'cv'
-              small=("emotions", "yeast", "scene"),  # data sets for Fig. 3/4 (plus FIG34_SETS), 8, 9
+              small=("emotions", "yeast", "scene"),  # data sets for Fig. 3/4 (plus FIG34_SETS), 8 and 9 (plus FIG89_SETS)
               seeds=FIG34_SEEDS,          # seeds of Fig. 3/4 (the paper's 10); other seeds: give another out_dir
               max_train=None,             # subsample the training split of larger sets (recorded)
               methods=("fa", "brdt", "lasso", "rf", "lift"),  # Table 3/4 methods ('fa': FALS, FAMS, FILS, FIMS from one network)
@@ -495,8 +496,9 @@ def reproduce(out_dir: Path = Path("nbs/results/fals"),
         computed["variants"] = _per_dataset([out_dir / f for f in _PART_FILES["variants"]],
                                             small + ([] if quick else [d for d in FIG34_SETS if d not in small]), variants_experiment,
                                             version=versions["variants"], seeds=seeds, data_home=data_home)
-    if "ksweep" in parts: computed["ksweep"] = _per_dataset(out_dir / "fig8_k.csv", small, k_sweep, versions["ksweep"], data_home=data_home)
-    if "hidden" in parts: computed["hidden"] = _per_dataset(out_dir / "fig9_hidden.csv", small, hidden_sweep, versions["hidden"], data_home=data_home)
+    fig89 = small + ([] if quick else [d for d in FIG89_SETS if d not in small])
+    if "ksweep" in parts: computed["ksweep"] = _per_dataset(out_dir / "fig8_k.csv", fig89, k_sweep, versions["ksweep"], data_home=data_home)
+    if "hidden" in parts: computed["hidden"] = _per_dataset(out_dir / "fig9_hidden.csv", fig89, hidden_sweep, versions["hidden"], data_home=data_home)
     if "arch" in parts: computed["arch"] = _per_dataset(out_dir / "fig9_arch.csv", small, architecture_sweep, versions["arch"], data_home=data_home)
     if "cv" in parts:   # Tables 5–9: cached fold by fold, so an interrupted run resumes at the next fold
         cache = out_dir / "cv_folds.csv"; before = set(_versioned(cache, versions["cv"]).get("_cell", []))
