@@ -53,15 +53,24 @@ def run_demo(out_dir="demo_output", chapters=None) -> dict:
             if k != "seconds": print(f"   {k}: {v}")
     (out_dir / "report.json").write_text(json.dumps(report, indent=2, default=str))
     figs = sorted(p.relative_to(out_dir) for p in out_dir.rglob("*.png"))
-    print(f"\nfigures written to {out_dir.resolve()}/: " + (", ".join(map(str, figs)) or "none"))
+    print(f"\nfigures written to {out_dir}/: " + (", ".join(map(str, figs)) or "none"))
     return report
 
 # %% ../nbs/05_cli.ipynb #ead1b3e0
+def _datasets_table(reg, wide=False):  # reg: mlxplain.data.registry()
+    "The registry as `mlxplain datasets` prints it: one short row per data set unless `wide`."
+    if wide: return reg
+    out = reg[["name", "kind", "n", "d", "c", "splits"]].copy()
+    out["download"] = np.where(reg["url"].fillna("").astype(bool), "yes", "manual")
+    out["local"] = np.where(reg["available"], "yes", "")
+    return out
+
 def _parser():
     p = argparse.ArgumentParser(prog="mlxplain", description="Explainable, cost-aware multi-label learning.")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("datasets", help="list the named data sets and which are available locally")
     d.add_argument("--data-home", default=None)
+    d.add_argument("--wide", action="store_true", help="all registry columns (download URL, source, format)")
     f = sub.add_parser("fetch", help="find or download a data set (checksum verified)")
     f.add_argument("name"); f.add_argument("--data-home", default=None)
     m = sub.add_parser("demo", help="run every chapter on embedded data")
@@ -81,7 +90,9 @@ def main(argv=None) -> int:
     pd.set_option("display.width", 160, "display.max_rows", 200)
     if args.cmd == "datasets":
         from mlxplain.data import registry
-        print(registry(data_home=args.data_home).to_string(index=False))
+        tab = _datasets_table(registry(data_home=args.data_home), args.wide)
+        width = tab["name"].str.len().max()
+        print(tab.to_string(index=False, justify="left", formatters={"name": lambda s: f"{s:<{width}}"}))
     elif args.cmd == "fetch":
         from mlxplain.data import fetch
         try: paths = fetch(args.name, data_home=args.data_home)
@@ -104,7 +115,12 @@ def main(argv=None) -> int:
             if opt not in params:
                 print(f"mlxplain reproduce: chapter '{args.chapter}' has no {opt}", file=sys.stderr); return 2
             kw[opt] = tuple(s.strip() for s in val.split(",") if s.strip()) if listed else val
-        df = mod.reproduce(out, quick=args.quick, data_home=args.data_home, **kw)
+        from mlxplain.data import DownloadError
+        try: df = mod.reproduce(out, quick=args.quick, data_home=args.data_home, **kw)
+        except (DownloadError, FileNotFoundError) as e:  # a data set is missing: say which and how to get it
+            # a new line first: an interrupted progress bar leaves the cursor at the end of its line
+            print(f"\nmlxplain reproduce: {str(e).splitlines()[0]}", file=sys.stderr)
+            return 2
         print(f"results written to {out.resolve()}")
         if isinstance(df, pd.DataFrame): print(df.head(20).to_string())
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import gzip
 import hashlib
+import importlib.resources
 import io
 import os
 import re
@@ -493,196 +494,20 @@ def read_pmlb(path,              # PMLB .tsv or .tsv.gz file
                              dict(file=str(path), format="pmlb", classes=cmap))
 
 # %% ../nbs/00_data.ipynb #ac374dfa
-_REPOS = {  # key: (GitHub repository, commit) the files were taken from
-    "mulan": ("tsoumakas/mulan", "43f6389095ad71984264db4387a8074b22bc7d4a"),
-    "pmlb": ("EpistasisLab/pmlb", "0820182add20998ed3f88b30efd273107286c695"),
-    "napkinxc": ("mwydmuch/napkinXC", "e95fb3fd505c164366d373f3f526b00d7b3e4165"),
-    "meka": ("Waikato/meka", "f9ffe231e06ebaa75b4a95c5cdeb737419731621"),
-    "mldr": ("fcharte/mldr.datasets", "e65c9f8935ea8ad2683a678340000c8fb42e14c7"),
-}
+_REGISTRY_INTS = ("n", "d", "c")
 
-# (file, name, split, n, d, c, label position, source repo key, source path, sha256 of our copy,
-#  sha256 of the upstream file: a hex digest, "=" (same as our copy) or None (no direct download))
-_FILES = [
-    ('multilabel/emotions-train.arff.gz', 'emotions', 'train', 391, 72, 6, 'last', 'mulan', 'data/multi-label/emotions/emotions-train.arff',
-     'b6282d9cf543e8631763682e2bf399712a17c806b54c8340506933622cef1b08', 'bbe704106c79bb8fb99c1d1d2e9bde081d6a2daeb01f100862f11fd91a3c1f98'),
-    ('multilabel/emotions-test.arff.gz', 'emotions', 'test', 202, 72, 6, 'last', 'mulan', 'data/multi-label/emotions/emotions-test.arff',
-     '28f79bb58679dc2b05e82cbf4bf999eab61f864947993710bb0bb7c6522f94ce', 'f13d4b746b7b5c8eb484bd751d6ac463d4560dff998a93516a5c1fe35daf6c8f'),
-    ('multilabel/yeast-train.arff.gz', 'yeast', 'train', 1500, 103, 14, 'last', 'mulan', 'data/multi-label/yeast/yeast-train.arff',
-     '5cc5a1fa278a7f301864d85ecacf6013d7ca304104aa66c524f4b9fadf23a76f', 'e759dc991ff54694a4ff9c4314f3be0d6fd2b1994a4b563f57e416394c6aebbd'),
-    ('multilabel/yeast-test.arff.gz', 'yeast', 'test', 917, 103, 14, 'last', 'mulan', 'data/multi-label/yeast/yeast-test.arff',
-     'a78a781831d3bb1d9066d39fe50eafd7f9fb5f9f67a034795f23ed87e627931b', '4aaac102bff9669a765bf0b378602e5cc8c3b181048282e2f003117b496d552a'),
-    ('multilabel/scene-train.arff.gz', 'scene', 'train', 1211, 294, 6, 'last', 'mulan', 'data/multi-label/scene/scene-train.arff',
-     'eb322b9f4aa56a119b9002cb829bedc6ef82e68d4350a15648c6e3e4c43a7792', 'b53ba93bdf412de922e3960389bcee24744fa3e872ce610511fc1d750888b64d'),
-    ('multilabel/scene-test.arff.gz', 'scene', 'test', 1196, 294, 6, 'last', 'mulan', 'data/multi-label/scene/scene-test.arff',
-     '51beb59c48f0ca0ef94d47d66d249c39e9781f07211a9761726c7c93d20fcca0', 'ea38d20296b3ff7e220f477a3b802a9bcb2d768881fe6ee163efbc97ea527a42'),
-    ('multilabel/birds-train.arff.gz', 'birds', 'train', 322, 260, 19, 'last', 'mulan', 'data/multi-label/birds/birds-train.arff',
-     '4d2b23b8e5b3bf9238364bc09bd4bb970966b4320ddeb5991a5a5674992f7f96', '8f215db6ee163149901e753977f631ba8bea0e0e8e1abc42b234414822f8ae36'),
-    ('multilabel/birds-test.arff.gz', 'birds', 'test', 323, 260, 19, 'last', 'mulan', 'data/multi-label/birds/birds-test.arff',
-     '4fa5aa808a40e0d2a6393c16d8634ab7d0bc59d13fa82d1daeee999847bd44fa', '51ba6326d65ccdd7c755b6461280eb6d2769c7f59d8e12fd4250f91e6ca28326'),
-    ('multilabel/genbase-train.arff.gz', 'genbase', 'train', 463, 1186, 27, 'last', 'mulan', 'data/multi-label/genbase/genbase-train.arff',
-     '0c8bbe4dae16b0c792d862216e3bca2cf137780397887879587dd1c39a13739b', '37670db2c2b308a1c163d05501819526f1d65d659638ddfb76812d4ce384b5c6'),
-    ('multilabel/genbase-test.arff.gz', 'genbase', 'test', 199, 1186, 27, 'last', 'mulan', 'data/multi-label/genbase/genbase-test.arff',
-     'bbf5fded93a2c86a56eb3d89b97cfe00fbdbb4b18c06899b6ac4d795aa8c18dd', '0e988520bedab39aa3f23f08f646c769bcdb6f9119ee298fd92b37127b226a36'),
-    ('multilabel/medical-train.arff.gz', 'medical', 'train', 333, 1449, 45, 'last', 'mulan', 'data/multi-label/medical/medical-train.arff',
-     'd770b21dac40f4f186b1b433e5072bcfbb55f694cd6c893d50d54aaf62cb7a4a', 'c764f45756ab1c553b8b4eaaf5605a5610a43bbbcf37492d0f1a12bf9c9e2244'),
-    ('multilabel/medical-test.arff.gz', 'medical', 'test', 645, 1449, 45, 'last', 'mulan', 'data/multi-label/medical/medical-test.arff',
-     '5778c39acc3f53734c845fd3fb61e7a8f1e9bf646e612671716e3b8914ab9f9e', '6be472e75a6c0b0916187f343a398011b1b26f8f0ddc682c575312ad3532f6c4'),
-    ('multilabel/enron-train.arff.gz', 'enron', 'train', 1123, 1001, 53, 'last', 'mulan', 'data/multi-label/enron/enron-train.arff',
-     'a1aa98f1e8c74361c550168f3f992c26eebe49eb47015741e6a1773ab3e08a67', '2988cefc1cdf7a8004a20ef84615cc8fa1b5d7434c16687283b41454e2d9d194'),
-    ('multilabel/enron-test.arff.gz', 'enron', 'test', 579, 1001, 53, 'last', 'mulan', 'data/multi-label/enron/enron-test.arff',
-     '320d26065cc0b8dc845725c1978ed7e36b463989b9bdd80063a42e5139486a7c', '2f3aad54a8f54caaab4ab01246fe9dd385ba944a2633028f52747b57eac5474e'),
-    ('multilabel/flags-train.arff.gz', 'flags', 'train', 129, 19, 7, 'last', 'mulan', 'data/multi-label/flags/flags-train.arff',
-     '59aff953a50ed5be0fda811633b610c72dcd41c9e8156499e3e4bdc08bd6c863', '1861cdab7f8baf1aef6fb6198f304465ddfd99b7f9a435337c604119522df3c5'),
-    ('multilabel/flags-test.arff.gz', 'flags', 'test', 65, 19, 7, 'last', 'mulan', 'data/multi-label/flags/flags-test.arff',
-     '09f3fa33eaee4c34bcb8b4bca8d82295f3950f395ec49e2ce131e7fbbfc89e4d', '09f6136fae47dcc2f0f491efd6401a11072cbfb0bfbb2666c63b35bb06aeeb16'),
-    ('multilabel/bibtex-train.arff.gz', 'bibtex', 'train', 4880, 1836, 159, 'last', 'mulan', 'data/multi-label/bibtex/bibtex-train.arff',
-     '3633996e4245a81fb5a923fd3e1cb8eb0be874f7d46be2a31a164f667237c8aa', '8dcc9de6e0b2cebaec8c1f4fac78431adeeb73cfd3ab879b530a66d366e59174'),
-    ('multilabel/bibtex-test.arff.gz', 'bibtex', 'test', 2515, 1836, 159, 'last', 'mulan', 'data/multi-label/bibtex/bibtex-test.arff',
-     'a8d27cbf42d184ba09e4249d82d19c84ea8046031a539bea96fd7eabb8ab42be', '9b03329cde64d3f994bdf7fbbac3f3b10fe185c311cb9ae725475f59c7f3f922'),
-    ('multilabel/delicious-train.arff.gz', 'delicious', 'train', 12920, 500, 983, 'last', 'mulan', 'data/multi-label/delicious/delicious-train.arff',
-     '12318e6cea2a6c06d2035859ab24d092100ae5cfc4251c8f13f225cc1c462ba5', '030186cdb542ebdd32052fcdbb1ebe30115b3a22518c1b4b198c45eb827aebe1'),
-    ('multilabel/delicious-test.arff.gz', 'delicious', 'test', 3185, 500, 983, 'last', 'mulan', 'data/multi-label/delicious/delicious-test.arff',
-     'acd2b980b508bb4e0523c024e41dcc4eeed763dba250141bcdbc95c2093b64f3', '2dfb01723a819914b0ca83361177ed413ce3f2169851d9f228d4692915d63944'),
-    ('multilabel/CAL500.arff.gz', 'CAL500', 'union', 502, 68, 174, 'last', 'mulan', 'data/multi-label/cal500/cal500.arff',
-     'a827682e4d42e64108a32e13282a9f842cb7e9a606b8b7dd1774c398fe8db124', 'cfe6097ba5fd6e8584e54911ab9783dcab34e898446b7c9370c71d477eae56d3'),
-    ('multilabel/corel5k-train.arff.gz', 'corel5k', 'train', 4500, 499, 374, 'last', 'mulan', 'data/multi-label/corel5k/Corel5k-train-sparse.arff',
-     'a8a567b093830907b5b3cc3b2aecb54ad6958d2660eaeb8ef52f7982d3abba76', '19eb253c447144bea74ffa86b4731a56022addae2ba7d0aab72ad07fdc02e9b3'),
-    ('multilabel/corel5k-test.arff.gz', 'corel5k', 'test', 500, 499, 374, 'last', 'mulan', 'data/multi-label/corel5k/Corel5k-test-sparse.arff',
-     '8a6b8a3b79ba6f6ca88239634a8b41120594637f6d22127aafa2dc2e952eb801', 'e8f8e9cd052c43ba7bdfdf99d242f461fc8c2a03163466d921e576887b51d8a7'),
-    ('multilabel/tmc2007-500-train.arff.gz', 'tmc2007-500', 'train', 21519, 500, 22, 'last', 'mulan', 'data/multi-label/tmc2007/tmc2007-500-train.arff',
-     'f717c88c4f7b4dc0d4720205b88dfc7b7bc605b10b72744520145c0f62102769', 'edfe7b7615c6f80e54c92a214437610d1ae36560c5cc6c4253b51c434d258273'),
-    ('multilabel/tmc2007-500-test.arff.gz', 'tmc2007-500', 'test', 7077, 500, 22, 'last', 'mulan', 'data/multi-label/tmc2007/tmc2007-500-test.arff',
-     'b597da686471b5ca3b22e9356f2e411e3ab1bf8bc15c53bc2d26281543174e50', 'b24f9c3f1eba77c9da0bbaff093ba41d331b7351be0167a8e1e3852c62e25e38'),
-    ('multilabel/emotions.arff.gz', 'emotions', 'union', 593, 72, 6, 'last', 'mulan', 'data/multi-label/emotions/emotions.arff',
-     '162592ef5baa548599285ee392269ab3128cd552714696e8a126d7fde68a1015', '6f2f790047073d1293ac0872c0d55f2dc98b6177802fc96c6b66b309dfee1e4b'),
-    ('multilabel/yeast.arff.gz', 'yeast', 'union', 2417, 103, 14, 'last', 'mulan', 'data/multi-label/yeast/yeast.arff',
-     '679b93061c68a6f243785f3a3907cfa0bad93f690d1ad0a3dab1abb1ac94de2c', '55c07a3b6ff885ae338fb6987a1d57f55572b29809922c2822c4885c61230dd7'),
-    ('multilabel/genbase.arff.gz', 'genbase', 'union', 662, 1186, 27, 'last', 'mulan', 'data/multi-label/genbase/genbase.arff',
-     '3dcd45c062e13bc2383d529958983d5d5f64877c15f38a8d66e8244240b55496', 'cb23052a49191e36e9a59cd661e97d79bed2e3f2583030a206692b57bf1e3671'),
-    ('multilabel/medical.arff.gz', 'medical', 'union', 978, 1449, 45, 'last', 'mulan', 'data/multi-label/medical/medical.arff',
-     '8ee89ec2cda907a3c7b7575c720e375a67b78d8dc14c4b007d7fc452bc8b2114', 'ad0630a9a409ed0023c3bb56a0be7610b635c1ca185c6035e3b198b01167aac4'),
-    ('multilabel/enron.arff.gz', 'enron', 'union', 1702, 1001, 53, 'last', 'mulan', 'data/multi-label/enron/enron.arff',
-     '47a960f677ec7ec302b8e602ba4b68909593dc9e44b454f685e43d4b7a3d9857', 'd0889ef0576d4e7b5ec0df3b3e4760e476ac11a6e7d7ddeee4c4a34470dedf97'),
-    ('multilabel/flags.arff.gz', 'flags', 'union', 194, 19, 7, 'last', 'mulan', 'data/multi-label/flags/flags.arff',
-     'e9593c80177d2a7de0a08280ff15a85b6bf20aeb1b458d1f5796c2be171010b2', 'd3ed8b5683f1b27e68069aad2c29388bb57d4caa5041b559e646cc3854a0cd1e'),
-    ('multilabel/bibtex.arff.gz', 'bibtex', 'union', 7395, 1836, 159, 'last', 'mulan', 'data/multi-label/bibtex/bibtex.arff',
-     'd8b0a532e7ecec03a026dc6af2b2b671f00a51f03817d24b124f675bdb2b2d28', 'a282a6d1fb3cdaf39bde3f81cd4e6079850a7a538a6bc44f8b4ed95dfe1e5014'),
-    ('multilabel/delicious.arff.gz', 'delicious', 'union', 16105, 500, 983, 'last', 'mulan', 'data/multi-label/delicious/delicious.arff',
-     '8767431c6af11b2743849c39edcf01d99f3bd5dca24a193423c23c8bc96380af', 'b944de0bca910050c11d97eed57d17b073110ea3646a587f3d15d127cf581aab'),
-    ('multilabel/tmc2007-500.arff.gz', 'tmc2007-500', 'union', 28596, 500, 22, 'last', 'mulan', 'data/multi-label/tmc2007/tmc2007-500.arff',
-     '8387fe9b99871a7a266f9d1d84eef03607e6c8092e0def43dcd9037712799f66', '3ea7e95dd80a78a3e7d521d77c3371bfef888da1d364b5a3bb71c7222ad7f013'),
-    ('multilabel/corel5k.arff.gz', 'corel5k', 'union', 5000, 499, 374, 'last', 'mulan', 'data/multi-label/corel5k/Corel5k-sparse.arff',
-     '6ba6daade057d6d99f8b3043278cba105e498a4b0b42cb16db2e73823f8051f7', '12c06161d2367f919f6da912089a6c9180c115cfcefa37afacfdeb903930eb7e'),
-    ('multilabel/20ng.arff.gz', '20ng', 'union', 19300, 1006, 20, 'first', 'mldr', 'data/ng20.rda',
-     '1bf045d8cd30f88fb5408d89677d1f995b4e4e55400146428202c4438f2402e0', None),
-    ('pmlb/backache.tsv.gz', 'backache', 'union', 180, 32, 2, None, 'pmlb', 'datasets/backache/backache.tsv.gz',
-     '21d506c397dfeb3edbbbc253b923f59be6edb516689677ebef535296c6c62242', '='),
-    ('pmlb/chess.tsv.gz', 'chess', 'union', 3196, 36, 2, None, 'pmlb', 'datasets/chess/chess.tsv.gz',
-     '9ae5108706e2d98e5fe27f4bcbe1cc73183be680bb94257989b26da6522a729a', '='),
-    ('pmlb/churn.tsv.gz', 'churn', 'union', 5000, 20, 2, None, 'pmlb', 'datasets/churn/churn.tsv.gz',
-     '7a8bf22bd4c0845187d4d6eb39b215181ba149834b851430a68052a7a3a86bcc', '='),
-    ('pmlb/clean1.tsv.gz', 'clean1', 'union', 476, 168, 2, None, 'pmlb', 'datasets/clean1/clean1.tsv.gz',
-     'a96ca8012634e20d924624747b939c1b99f7b4ec36a7819c80c962d7a1fafe49', '='),
-    ('pmlb/clean2.tsv.gz', 'clean2', 'union', 6598, 168, 2, None, 'pmlb', 'datasets/clean2/clean2.tsv.gz',
-     'c6d768714b6ecfebeb8a1bab4cb45de7c86fddafa769d6de53f52b464ff18bb3', '='),
-    ('pmlb/coil2000.tsv.gz', 'coil2000', 'union', 9822, 85, 2, None, 'pmlb', 'datasets/coil2000/coil2000.tsv.gz',
-     '849976657dc371578819f225ce81eb9a76bd084ce743b5ff6753e415567c68dd', '='),
-    ('pmlb/credit_a.tsv.gz', 'credit_a', 'union', 690, 15, 2, None, 'pmlb', 'datasets/credit_a/credit_a.tsv.gz',
-     '1d64387aa4bea78bd412ea3892bf17f48b32856074dfe3b5105f0bbc1b15603f', '='),
-    ('pmlb/credit_g.tsv.gz', 'credit_g', 'union', 1000, 20, 2, None, 'pmlb', 'datasets/credit_g/credit_g.tsv.gz',
-     '039c48aaf10d8ca444c2799123ff37f99c5a98402884e2df66d92cdaac09f53b', '='),
-    ('pmlb/dis.tsv.gz', 'dis', 'union', 3772, 29, 2, None, 'pmlb', 'datasets/dis/dis.tsv.gz',
-     '42944e333c4ceeac9c41dd50a3b84d54865e6302ce0133fb76c392916c9a7833', '='),
-    ('pmlb/GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1.tsv.gz', 'GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1', 'union', 1600, 20, 2, None, 'pmlb', 'datasets/GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1/GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1.tsv.gz',
-     '679309c8e1362d0d1fe175f3368995f2d560a31e7d51988a2efe3ea99c4bbf37', '='),
-    ('pmlb/GAMETES_Epistasis_2_Way_20atts_0.4H_EDM_1_1.tsv.gz', 'GAMETES_Epistasis_2_Way_20atts_0.4H_EDM_1_1', 'union', 1600, 20, 2, None, 'pmlb', 'datasets/GAMETES_Epistasis_2_Way_20atts_0.4H_EDM_1_1/GAMETES_Epistasis_2_Way_20atts_0.4H_EDM_1_1.tsv.gz',
-     '35aefd558529484575b142f122c5e2af2eb337025a9607e3df5ab60a57783e09', '='),
-    ('pmlb/GAMETES_Epistasis_3_Way_20atts_0.2H_EDM_1_1.tsv.gz', 'GAMETES_Epistasis_3_Way_20atts_0.2H_EDM_1_1', 'union', 1600, 20, 2, None, 'pmlb', 'datasets/GAMETES_Epistasis_3_Way_20atts_0.2H_EDM_1_1/GAMETES_Epistasis_3_Way_20atts_0.2H_EDM_1_1.tsv.gz',
-     '4a3c14c493429b459a6f760532828083d836b6de9c930d3d0befaa4353753f65', '='),
-    ('pmlb/GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_50_EDM_2_001.tsv.gz', 'GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_50_EDM_2_001', 'union', 1600, 20, 2, None, 'pmlb', 'datasets/GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_50_EDM_2_001/GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_50_EDM_2_001.tsv.gz',
-     '5515c0467bd2a945027c09b73fdec8469d07feb6b0742242dfcc6a2bfc0dcc22', '='),
-    ('pmlb/GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_75_EDM_2_001.tsv.gz', 'GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_75_EDM_2_001', 'union', 1600, 20, 2, None, 'pmlb', 'datasets/GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_75_EDM_2_001/GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_75_EDM_2_001.tsv.gz',
-     'a55638ba902c8afb52d5b006f2ac438c72dfcdd6325efe7488b125f7a9662989', '='),
-    ('pmlb/hepatitis.tsv.gz', 'hepatitis', 'union', 155, 19, 2, None, 'pmlb', 'datasets/hepatitis/hepatitis.tsv.gz',
-     '87df1bbfb83b8204093ccd84ed18bb3695220c03aa4096f63a84cc5e136dbc0b', '='),
-    ('pmlb/Hill_Valley_with_noise.tsv.gz', 'Hill_Valley_with_noise', 'union', 1212, 100, 2, None, 'pmlb', 'datasets/Hill_Valley_with_noise/Hill_Valley_with_noise.tsv.gz',
-     '519d15a29a75c6449b8492b38f7f626865da61a392c1b69a1aa51ce2cf5a802a', '='),
-    ('pmlb/horse_colic.tsv.gz', 'horse_colic', 'union', 368, 22, 2, None, 'pmlb', 'datasets/horse_colic/horse_colic.tsv.gz',
-     '3b98fa6bf4846e254b3977d99eab1220b61cf04c0a8e34ac5c09576a6e180f92', '='),
-    ('pmlb/house_votes_84.tsv.gz', 'house_votes_84', 'union', 435, 16, 2, None, 'pmlb', 'datasets/house_votes_84/house_votes_84.tsv.gz',
-     '9def90abb62c1b9872ae2dbed3e425850ae44f98d3664e8b29e2444548e9fec9', '='),
-    ('pmlb/hypothyroid.tsv.gz', 'hypothyroid', 'union', 3163, 25, 2, None, 'pmlb', 'datasets/hypothyroid/hypothyroid.tsv.gz',
-     'da3dd345d4cbdaeda8c1d0f3c91cb6ee45eb6dc6a40b6668933806a9e653ad26', '='),
-    ('pmlb/ionosphere.tsv.gz', 'ionosphere', 'union', 351, 34, 2, None, 'pmlb', 'datasets/ionosphere/ionosphere.tsv.gz',
-     'adb6fc877404f2b55f6d59fc7322265c733f5cf0ae6d7c2e52c3468733630023', '='),
-    ('pmlb/molecular_biology_promoters.tsv.gz', 'molecular_biology_promoters', 'union', 106, 57, 2, None, 'pmlb', 'datasets/molecular_biology_promoters/molecular_biology_promoters.tsv.gz',
-     '8d0ce116d1ab982840cb7ff142efe9a6c885964882733a4200def6a092202d8d', '='),
-    ('pmlb/mushroom.tsv.gz', 'mushroom', 'union', 8124, 22, 2, None, 'pmlb', 'datasets/mushroom/mushroom.tsv.gz',
-     'd8daa6822f14604f8567a5a8e5dfa93db6c383cf01aac01812c0ebdce3ab158a', '='),
-    ('pmlb/ring.tsv.gz', 'ring', 'union', 7400, 20, 2, None, 'pmlb', 'datasets/ring/ring.tsv.gz',
-     'a5fff4a8241312d53818c146ca0b132dc760a6848e7b89ec2e3271fc6454e7da', '='),
-    ('pmlb/sonar.tsv.gz', 'sonar', 'union', 208, 60, 2, None, 'pmlb', 'datasets/sonar/sonar.tsv.gz',
-     '64378cabaecdb50e2e1e644c1d6bc359f0627ebe313870ad09e1e41ed972529b', '='),
-    ('pmlb/spambase.tsv.gz', 'spambase', 'union', 4601, 57, 2, None, 'pmlb', 'datasets/spambase/spambase.tsv.gz',
-     '735e8d43f7ee78ac54ca17404510e95f4c8b364a721e4d9532a1b3221ed70961', '='),
-    ('pmlb/spect.tsv.gz', 'spect', 'union', 267, 22, 2, None, 'pmlb', 'datasets/spect/spect.tsv.gz',
-     '0a0f382192f577b8096c22116754533745205b5244b00360fb3ed6a084351fcd', '='),
-    ('pmlb/spectf.tsv.gz', 'spectf', 'union', 349, 44, 2, None, 'pmlb', 'datasets/spectf/spectf.tsv.gz',
-     '664081130aa48fc189b2e1d3c44332f0b3eb1ee6d31b79af1643c137697677e4', '='),
-    ('pmlb/tokyo1.tsv.gz', 'tokyo1', 'union', 959, 44, 2, None, 'pmlb', 'datasets/tokyo1/tokyo1.tsv.gz',
-     'cc56489ff84d05337006dd509c1c5cf3a531a408d4e7e4432f73e797fe06face', '='),
-    ('pmlb/twonorm.tsv.gz', 'twonorm', 'union', 7400, 20, 2, None, 'pmlb', 'datasets/twonorm/twonorm.tsv.gz',
-     '00e254e3cc6879b3c08cfc5a96ad882a6b1b0a232afcff4934bc1555e05f7168', '='),
-    ('pmlb/wdbc.tsv.gz', 'wdbc', 'union', 569, 30, 2, None, 'pmlb', 'datasets/wdbc/wdbc.tsv.gz',
-     'a39fc5f054db506e83a4a4ec47eba1f7f9bf9bfdc983174e699312f32f42f1f5', '='),
-    ('xc/yeast-train.txt.gz', 'yeast-xc', 'train', 1500, 103, 14, None, 'napkinxc', 'python/tests/test_data/yeast/yeast_train.txt',
-     '331c1cfdeb624a56a81c2d898ceb42970f320c701094339d694813bc868284dd', '02eb850fe13082d95f160c1b63befd8fd71535181e2a4cbe97d74060b9090646'),
-    ('xc/yeast-test.txt.gz', 'yeast-xc', 'test', 917, 103, 14, None, 'napkinxc', 'python/tests/test_data/yeast/yeast_test.txt',
-     '12eb4e7610265f819b88789ebda79f39882ac33bb86900ef382b4307df013561', '56e388892b4f06e25b26e60493b55ae0605d01b48bb5b546c4d72d37d1600e24'),
-    ('pmlb/GAMETES_Epistasis_2_Way_1000atts_0.4H_EDM_1_EDM_1_1.tsv.gz', 'GAMETES_Epistasis_2_Way_1000atts_0.4H_EDM_1_EDM_1_1', 'union', 1600, 1000, 2, None, 'pmlb', 'datasets/GAMETES_Epistasis_2_Way_1000atts_0.4H_EDM_1_EDM_1_1/GAMETES_Epistasis_2_Way_1000atts_0.4H_EDM_1_EDM_1_1.tsv.gz',
-     '7ac7fea074bbdcb4ee61c42ae82f7873fa029354934457642afba092d23f3c23', '='),
-    ('pmlb/Hill_Valley_without_noise.tsv.gz', 'Hill_Valley_without_noise', 'union', 1212, 100, 2, None, 'pmlb', 'datasets/Hill_Valley_without_noise/Hill_Valley_without_noise.tsv.gz',
-     'fcf39996d63e782f9f4388ee2621a0e31bba245394ff5b4bb1711e841a717470', '='),
-    ('multilabel/imdb.arff.gz', 'imdb', 'union', 120919, 1001, 28, 'first', 'meka', 'src/main/data/Imdb.arff.bz2',
-     'a1bc49c6a070c40b251aa989beaa6c08133721d8fa8be6b6849d1806422c67bd', None),
-    ('multilabel/scene.arff.gz', 'scene', 'union', 2407, 294, 6, 'first', 'meka', 'src/main/data/Scene.arff.bz2',
-     'b4b7fbd17952f7b24694e735af81070e6c489c85d73f1d703c1c2df139d525c0', None),
-    ('multilabel/slashdot.arff.gz', 'slashdot', 'union', 3782, 1079, 22, 'first', 'mldr', 'data/slashdot.rda',
-     'ceed791153748cea3d1b4971702d40072995fcf150818219f709a32c40c86624', None),
-]
-
-# data sets without a local copy: (name, kind, format, label position, page, [(split, file, n)], d, c, how to get the files)
-_EXTERNAL = [
-    ("Eurlex-4K", "xmlc", "xc", None, "http://manikvarma.org/downloads/XC/XMLRepository.html",
-     [("train", "xc/Eurlex-4K-train.txt.gz", 15539), ("test", "xc/Eurlex-4K-test.txt.gz", 3809)], 5000, 3993,
-     "download the BoW version of EURLex-4K from the Extreme Classification Repository, unzip it and save "
-     "train.txt / test.txt (header 'N D L') as {files}"),
-    ("mediamill", "multilabel", "arff", "last", "https://sourceforge.net/projects/mulan/files/datasets/mediamill.rar",
-     [("train", "multilabel/mediamill-train.arff.gz", 30993), ("test", "multilabel/mediamill-test.arff.gz", 12914)], 120, 101,
-     "download Mulan's mediamill.rar, extract mediamill-train.arff / mediamill-test.arff and save them (gzipped or not) as {files}"),
-]
-
-def _build_registry():
-    "One dict per file, from the tables above."
+def _read_registry(path=None):  # a registry TSV; default: the one shipped with the package
+    "One dict per registered file, read from `registry.tsv` (empty cells become None)."
+    path = Path(path) if path is not None else importlib.resources.files("mlxplain") / "registry.tsv"
+    with importlib.resources.as_file(path) as f:  # a real file even when the package is zipped
+        df = pd.read_csv(f, sep="\t", dtype=str, keep_default_na=False)
     out = []
-    for f, name, split, n, d, c, pos, key, spath, sha, usha in _FILES:
-        repo, commit = _REPOS[key]
-        folder = f.split("/")[0]
-        kind = {"multilabel": "multilabel", "pmlb": "binary", "xc": "xmlc"}[folder]
-        fmt = {"multilabel": "arff", "pmlb": "pmlb", "xc": "libsvm"}[folder]
-        url = f"https://raw.githubusercontent.com/{repo}/{commit}/{spath}" if usha else None
-        out.append(dict(name=name, kind=kind, format=fmt, split=split, file=f, n=n, d=d, c=c, labels=pos,
-                        source=f"https://github.com/{repo}/blob/{commit}/{spath}", url=url,
-                        sha256=sha, url_sha256=sha if usha == "=" else usha, howto=None))
-    for name, kind, fmt, pos, page, files, d, c, howto in _EXTERNAL:
-        for split, f, n in files:
-            out.append(dict(name=name, kind=kind, format=fmt, split=split, file=f, n=n, d=d, c=c, labels=pos,
-                            source=page, url=None, sha256=None, url_sha256=None,
-                            howto=howto.replace("{files}", " and ".join(g for _, g, _ in files))))
+    for rec in df.to_dict("records"):
+        e = {k: (v if v != "" else None) for k, v in rec.items()}
+        out.append({**e, **{k: int(e[k]) for k in _REGISTRY_INTS}})
     return out
 
-_REGISTRY = _build_registry()
+_REGISTRY = _read_registry()
 
 # %% ../nbs/00_data.ipynb #acbbaa70
 class DownloadError(OSError):

@@ -70,3 +70,35 @@ def test_reproduce_design_rejected_where_chapter_has_none(tmp_path):
     r = run("reproduce", "extended_plt", "--design", "paper", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "has no design" in r.stderr
     assert not (tmp_path / "o").exists()
+
+def test_datasets_rows_fit_a_terminal(tmp_path):
+    "One short row per data set (the longest PMLB name has 58 characters); `--wide` adds the download URLs."
+    r = run("datasets", "--data-home", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert max(map(len, r.stdout.splitlines())) < 120 and "https://" not in r.stdout
+    assert {"name", "download", "local"} <= set(r.stdout.splitlines()[0].split())
+    wide = run("datasets", "--wide", "--data-home", str(tmp_path))
+    assert wide.returncode == 0 and "https://" in wide.stdout
+
+
+def test_reproduce_without_data_is_one_clear_line(tmp_path):
+    "No staged data and no network: `reproduce --quick` names the missing data set in one line, no traceback."
+    closed = "http://127.0.0.1:9"  # nothing listens on the discard port: every download is refused at once
+    env = {"MLXPLAIN_DATA": str(tmp_path / "empty"), "MLXPLAIN_CACHE": str(tmp_path / "cache"),
+           "http_proxy": closed, "https_proxy": closed, "no_proxy": ""}
+    r = run("reproduce", "prakel", "--quick", "--out", str(tmp_path / "o"), env=env)
+    assert r.returncode == 2, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and "mlxplain reproduce: " in r.stderr and "emotions" in r.stderr
+    msg = [l for l in r.stderr.splitlines() if l.startswith("mlxplain reproduce: ")]
+    assert len(msg) == 1 and "MLXPLAIN_DATA" in msg[0]
+
+
+def test_import_mlxplain_is_light_and_lazy():
+    "`import mlxplain` loads no heavy library; `mlxplain.FALS` loads the FALS module (and PyTorch) on first use."
+    code = ("import sys, mlxplain; heavy = ('torch', 'ortools', 'napkinxc')\n"
+            "assert not [m for m in heavy if m in sys.modules], [m for m in heavy if m in sys.modules]\n"
+            "from mlxplain.fals import FALS\n"
+            "assert mlxplain.FALS is FALS and 'torch' in sys.modules and mlxplain.__version__\n"
+            "assert mlxplain.AlternativeFeatureSelector.__module__ == 'mlxplain.alternatives'")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -7,6 +7,16 @@ import re, sys
 from pathlib import Path
 import nbformat
 
+def site_url() -> str:
+    "The published book's address, from settings.ini as nbdev reads it."
+    from nbdev.config import get_config
+    cfg = get_config()
+    return cfg.doc_host.rstrip("/") + "/" + cfg.doc_baseurl.strip("/") + "/"
+
+def absolute_links(md: str, base: str) -> str:
+    "Relative links to pages of the book (`](name.html)` or `](name.html#anchor)`) made absolute under `base`."
+    return re.sub(r"\]\(([A-Za-z0-9_\-]+\.html(?:#[^)]*)?)\)", lambda m: f"]({base}{m.group(1)})", md)
+
 def to_markdown(nb) -> str:
     parts = []
     for c in nb.cells:
@@ -26,5 +36,6 @@ def to_markdown(nb) -> str:
 
 if __name__ == "__main__":
     src = Path(sys.argv[1] if len(sys.argv) > 1 else "nbs/index.ipynb")
-    Path("README.md").write_text(to_markdown(nbformat.read(src, as_version=4)), encoding="utf-8")
+    md = absolute_links(to_markdown(nbformat.read(src, as_version=4)), site_url())
+    Path("README.md").write_text(md, encoding="utf-8")
     print("README.md written from", src)
