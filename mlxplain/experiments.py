@@ -4,16 +4,21 @@
 
 # %% ../nbs/03_experiments.ipynb #c0f0eeea
 from __future__ import annotations
-import hashlib, importlib, inspect, itertools, json, os, tempfile, time
-from contextlib import contextmanager
+import ast, datetime, functools, hashlib, importlib, importlib.metadata, importlib.util, inspect, io
+import itertools, json, logging, os, platform, re, socket, subprocess, sys, sysconfig, tempfile, textwrap
+import time, tokenize
+from collections import Counter
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, cpu_count, delayed, parallel_config
+from threadpoolctl import threadpool_info, threadpool_limits
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'timer', 'results_dir']
+__all__ = ['META_FORMAT', 'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules',
+           'auto_version', 'timer', 'results_dir', 'write_meta', 'read_meta']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -23,79 +28,238 @@ def expand_grid(grid: dict | list) -> list[dict]:
         vals = [v if isinstance(v, (list, tuple, range, np.ndarray)) else [v] for v in grid.values()]
         return [dict(zip(keys, combo)) for combo in itertools.product(*vals)]
     grid = list(grid)
-    if not all(isinstance(g, dict) for g in grid): raise TypeError("grid must be a dict of lists or a list of dicts")
+    if not all(isinstance(g, dict) for g in grid):
+        raise TypeError("grid must be a dict of lists or a list of dicts")
     return grid
 
 def _key(params: dict) -> str:
     "A stable text key for one cell of the grid (used to find finished cells in the cache)."
-    return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in sorted(params.items())}, default=str, sort_keys=True)
+    return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in sorted(params.items())},
+                      default=str, sort_keys=True)
+
+def _tmp_prefix(path: Path) -> str:
+    "Prefix of the temporary files behind `path`; it names the writing process, so orphans can be told apart."
+    return f".{path.name}.{os.getpid()}@{socket.gethostname()}."
 
 def _atomic_write(path, write):  # write(f): writes the content to the open text file f
     "Write a file through a temporary file in the same folder and an atomic rename: never half-written."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_tmp_prefix(path), suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as f: write(f)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; a results file is for everyone to read
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
+# %% ../nbs/03_experiments.ipynb #3a1f0c02
 def atomic_write_csv(df: pd.DataFrame, path):
     "Write `df` to `path` as CSV (no index), atomically."
     return _atomic_write(path, lambda f: df.to_csv(f, index=False))
 
+def _jsonable(o):
+    "numpy scalars as numbers, anything else json does not know as text."
+    return o.item() if hasattr(o, "item") else str(o)
+
 def atomic_write_json(obj, path, indent=1):
     "Write `obj` to `path` as JSON, atomically; numpy scalars become numbers, other unknown objects text."
-    return _atomic_write(path, lambda f: json.dump(obj, f, indent=indent,
-                                                   default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+    return _atomic_write(path, lambda f: json.dump(obj, f, indent=indent, default=_jsonable))
 
-# %% ../nbs/03_experiments.ipynb #99a8acd6
-def _run_cell(func, params):
+# %% ../nbs/03_experiments.ipynb #3a1f0c04
+def _pid_alive(pid: int) -> bool:
+    "Whether a process `pid` runs on this host."
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True   # another user's process
+    return True
+
+def _remove_orphans(path) -> list[Path]:
+    "Delete the temporary files next to `path` left by killed writers of this host; return them."
+    path, gone = Path(path), []
+    pat = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)@(.+)\.[^.]+\.tmp$")
+    for p in path.parent.glob(f".{path.name}.*.tmp") if path.parent.is_dir() else []:
+        m = pat.match(p.name)
+        if m and m[2] == socket.gethostname() and not _pid_alive(int(m[1])):
+            p.unlink(missing_ok=True)
+            gone.append(p)
+    return gone
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c07
+def _read_cache(cache, version=None) -> pd.DataFrame:
+    "The still valid rows of the cache file: none without a file, only those of `version` when given."
+    if cache is None or not Path(cache).exists() or Path(cache).stat().st_size == 0: return pd.DataFrame()
+    done = pd.read_csv(cache, dtype={"_version": str, "_cell": str})  # an all-digit version must stay text
+    if version is not None and not done.empty:  # rows of other code are stale: dropped, hence recomputed
+        fresh = (done["_version"].astype(str) == str(version) if "_version" in done
+                 else np.zeros(len(done), bool))
+        done = done[fresh].reset_index(drop=True)
+    return done
+
+def _in_grid_order(df: pd.DataFrame, pos: dict) -> pd.DataFrame:  # pos: {cell key: position in the grid}
+    "`df` with the rows of grid cells in grid order (a cell's records in their order), other rows first."
+    if df.empty or "_cell" not in df: return df.reset_index(drop=True)
+    order = df["_cell"].map(pos).fillna(-1).to_numpy()
+    df = df.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+    first = [df[c].first_valid_index() for c in df.columns]   # the row that first fills each column
+    cols = sorted(range(len(first)), key=lambda j: (first[j] is None, first[j] or 0, j))
+    return df[df.columns[cols]]
+
+def _concat(frames) -> pd.DataFrame:
+    "Frames stacked, the empty ones left out."
+    frames = [f for f in frames if len(f.columns)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c10
+_THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                "NUMEXPR_NUM_THREADS")
+
+def _cores() -> int:
+    "CPU cores this process may use (affinity and cgroup quotas respected)."
+    return max(1, cpu_count())
+
+def _worker_address():
+    "Address of the dask worker running this code, or None outside one."
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError): return None
+
+def _records(func, params) -> list[dict]:
+    "Run one cell: its result records, each with the cell's parameters and key."
     out = func(**params)
     recs = out if isinstance(out, list) else [out]
     return [{**params, **r, "_cell": _key(params)} for r in recs]
 
-def run_grid(func,               # called as func(**params); returns a dict or a list of dicts (result records)
-             grid,               # dict of lists (expanded to their product) or list of parameter dicts
-             cache=None,         # CSV path: finished cells are read from it and skipped; results are appended to it
-             n_jobs=1,           # joblib workers (-1: all cores); any joblib backend applies, dask's included
-             desc=None,          # progress-bar label
-             batch=None,         # cells per cache write (default: 2 × n_jobs)
-             version=None,       # code/protocol version: cached rows written under another version are recomputed
-            ) -> pd.DataFrame:
-    "Run `func` on every cell of `grid` and return one tidy DataFrame, cached so re-runs skip finished cells."
-    cells = expand_grid(grid)
-    done = pd.DataFrame()
-    if cache is not None and Path(cache).exists() and Path(cache).stat().st_size > 0:
-        done = pd.read_csv(cache, dtype={"_version": str, "_cell": str})  # an all-digit version must stay text
-    if version is not None and not done.empty:  # rows of older code are stale: drop them, they get recomputed
-        stale = done["_version"].astype(str) != str(version) if "_version" in done else np.ones(len(done), bool)
-        done = done[~stale].reset_index(drop=True)
-    finished = set(done["_cell"]) if "_cell" in done else set()
-    todo = [c for c in cells if _key(c) not in finished]
-    n_par = os.cpu_count() if n_jobs == -1 else max(1, n_jobs or 1)
-    batch = batch or 2 * n_par
-    bar = tqdm(total=len(cells), initial=len(cells) - len(todo), desc=desc or getattr(func, "__name__", "grid"))
-    frames = [done]
-    with Parallel(n_jobs=n_jobs) as par:
-        for i in range(0, len(todo), batch):
-            chunk = todo[i:i + batch]
-            recs = par(delayed(_run_cell)(func, c) for c in chunk)
-            new = pd.DataFrame([r for rs in recs for r in rs])
-            if version is not None: new["_version"] = str(version)
-            frames.append(new)
-            if cache is not None: atomic_write_csv(pd.concat(frames, ignore_index=True), cache)
-            bar.update(len(chunk))
-    bar.close()
-    df = pd.concat(frames, ignore_index=True)
-    if df.empty: return df
-    keys = {_key(c) for c in cells}
-    return df[df["_cell"].isin(keys)].drop(columns=["_cell", "_version"], errors="ignore").reset_index(drop=True)
+def _run_cell(func, params,
+              threads=None):  # BLAS/torch threads: an int, {dask worker address: int}, or None (leave them)
+    "Worker-side wrapper: run one cell with BLAS pools (and torch's, if loaded) limited to `threads`."
+    if isinstance(threads, dict): threads = threads.get(_worker_address())
+    if threads is None: return _records(func, params)
+    torch = sys.modules.get("torch")   # only a process that already uses torch pays for it
+    old = torch.get_num_threads() if torch is not None else None
+    if torch is not None: torch.set_num_threads(threads)
+    try:
+        with threadpool_limits(limits=threads): return _records(func, params)
+    finally:
+        if torch is not None: torch.set_num_threads(old)
 
+# %% ../nbs/03_experiments.ipynb #3a1f0c13
+def _n_workers(n_jobs) -> int:
+    "Workers for `n_jobs` in joblib's convention: -1 all cores, -2 all but one, None/0/1 one."
+    if n_jobs is None or n_jobs == 0: return 1
+    return max(1, _cores() + 1 + n_jobs) if n_jobs < 0 else int(n_jobs)
+
+def _cluster_threads(client) -> dict:
+    "{worker address: threads}: each host's cores shared among the worker threads that run on it."
+    try: workers = client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError: workers = client.scheduler_info()["workers"]   # older distributed lists them all
+    cores = client.run(_cores)
+    per_host = Counter()
+    for w in workers.values(): per_host[w["host"]] += w["nthreads"]
+    return {a: max(1, cores[a] // per_host[w["host"]]) for a, w in workers.items() if a in cores}
+
+def _restore_env(saved: dict):
+    "Put environment variables back as in `saved` ({name: value, or None for unset})."
+    for k, v in saved.items():
+        if v is None: os.environ.pop(k, None)
+        else: os.environ[k] = v
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c14
+@contextmanager
+def _scheduler(scheduler, n_par):
+    "Yield (n_jobs for joblib, per-cell thread limits) with joblib routed to the dask cluster `scheduler`."
+    if scheduler is None:
+        yield n_par, None
+        return
+    try: from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise ImportError(f"scheduler={scheduler!r} needs dask.distributed: "
+                          "pip install 'dask[distributed]'") from e
+    with ExitStack() as stack:
+        if isinstance(scheduler, Client): client, threads = scheduler, _cluster_threads(scheduler)
+        elif isinstance(scheduler, str) and scheduler == "local":
+            threads = max(1, _cores() // n_par)
+            env = {v: str(threads) for v in _THREAD_VARS}   # read by BLAS/torch when a worker loads them
+            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # workers import what we can
+            stack.callback(_restore_env, {v: os.environ.get(v) for v in _THREAD_VARS})  # the nanny sets them
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=n_par, threads_per_worker=1, processes=True, dashboard_address=None,
+                silence_logs=logging.ERROR, env=env))
+            client = stack.enter_context(Client(cluster))
+        elif isinstance(scheduler, str) and "://" in scheduler:
+            client = stack.enter_context(Client(scheduler))
+            threads = _cluster_threads(client)
+        else:
+            raise ValueError(f"scheduler={scheduler!r}: use None (joblib's backend), 'local' (a dask "
+                             "LocalCluster of n_jobs processes), an address such as 'tcp://host:8786', "
+                             "or a dask Client")
+        stack.enter_context(parallel_config(backend="dask", client=client))
+        yield -1, threads
+
+# %% ../nbs/03_experiments.ipynb #99a8acd6
+def run_grid(func,            # called as func(**params); returns a dict or a list of dicts (result records)
+             grid,            # dict of lists (expanded to their product) or list of parameter dicts
+             cache=None,      # CSV path: finished cells are read from it and skipped; results are added to it
+             n_jobs=1,        # workers (-1: all cores); with scheduler=None any joblib backend applies
+             desc=None,       # progress-bar label
+             batch=None,      # finished cells per cache write (default: 2 × workers)
+             version=None,    # code version: rows cached under another are recomputed; "auto": auto_version
+             scheduler=None,  # None: joblib's backend; "local": a dask LocalCluster of n_jobs processes;
+                              # "tcp://host:port" or a dask Client: an existing cluster (all its workers)
+            ) -> pd.DataFrame:
+    "Run `func` on every cell of `grid`: one tidy DataFrame in grid order, cached so re-runs skip done cells."
+    cells = expand_grid(grid)
+    if isinstance(version, str) and version == "auto": version = auto_version(func)
+    pos = {}
+    for i, c in enumerate(cells): pos.setdefault(_key(c), i)   # a cell listed twice runs once
+    if cache is not None: _remove_orphans(cache)                # temporary files of a killed run
+    done = _read_cache(cache, version)
+    finished = set(done["_cell"]) if "_cell" in done else set()
+    todo = [cells[i] for k, i in pos.items() if k not in finished]
+    n_par = _n_workers(n_jobs)
+    state = dict(frames=[done], pending=[], n=0, batch=batch or 2 * n_par)
+    bar = tqdm(total=len(pos), initial=len(pos) - len(todo), desc=desc or getattr(func, "__name__", "grid"))
+    try:
+        with _scheduler(scheduler if todo else None, n_par) as (par_jobs, threads):   # no cluster for nothing
+            tasks = (delayed(_run_cell)(func, c, threads) for c in todo)
+            cells_out = _parallel(par_jobs)(tasks) if todo else []
+            for recs in cells_out:                              # as cells finish, on whichever worker
+                state["pending"] += recs
+                state["n"] += 1
+                bar.update(1)
+                if state["n"] >= state["batch"]: _flush(state, pos, version, cache)
+    except BaseException:
+        try: _flush(state, pos, version, cache)                 # keep every cell finished before the failure
+        except Exception: pass
+        raise
+    else: _flush(state, pos, version, cache)
+    finally: bar.close()
+    df = _in_grid_order(_concat(state["frames"]), pos)
+    if not df.empty: df = df[df["_cell"].isin(pos)].drop(columns=["_cell", "_version"], errors="ignore")
+    df = df.reset_index(drop=True)
+    df.attrs["version"] = version
+    return df
+
+def _parallel(n_jobs) -> Parallel:
+    "A joblib Parallel that yields results as they finish (in order on joblib < 1.4, which lacks that)."
+    try: return Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except ValueError: return Parallel(n_jobs=n_jobs, return_as="generator")
+
+def _flush(state, pos, version, cache):
+    "Move the pending records into the frames and rewrite the cache, in grid order, atomically."
+    if state["n"] == 0: return
+    new = pd.DataFrame(sorted(state["pending"], key=lambda r: pos[r["_cell"]]))  # stable: records keep order
+    if version is not None and not new.empty: new["_version"] = str(version)
+    state["frames"].append(new)
+    state["pending"], state["n"] = [], 0
+    if cache is not None: atomic_write_csv(_in_grid_order(_concat(state["frames"]), pos), cache)
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c18
 def _exported_source(o) -> str:
-    "Source of `o`; for an object defined in a notebook cell (no source file), the source of the exported symbol of that name."
+    "Source of `o`; for an object defined in a notebook cell (no file), that of the exported one of its name."
     try: return inspect.getsource(o)
     except (OSError, TypeError):
         name = getattr(o, "__qualname__", None) or getattr(o, "__name__", None)
@@ -105,27 +269,292 @@ def _exported_source(o) -> str:
                 obj = importlib.import_module(mod)
                 for part in name.split("."): obj = getattr(obj, part)
                 return inspect.getsource(obj)
-        raise ValueError(f"no source code for {o!r}: it is neither in a file nor exported by a notebook") from None
+        raise ValueError(f"no source code for {o!r}: it is neither in a file nor exported by a notebook"
+                         ) from None
 
 def code_version(*objs) -> str:
-    "A short fingerprint of the source code of `objs` (functions, classes, modules): pass it as `run_grid(version=...)`."
+    "A short fingerprint of the source of `objs` (functions, classes, modules) for `run_grid(version=...)`."
     h = hashlib.sha256()
     for o in objs: h.update(_exported_source(o).encode())
+    return h.hexdigest()[:12]
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c22
+_THIRD_PARTY = {Path(p).resolve() for k, p in sysconfig.get_paths().items()
+                if k in ("stdlib", "platstdlib", "purelib", "platlib")}
+
+def _third_party(file: str) -> bool:
+    "Whether `file` belongs to the standard library or an installed package."
+    p = Path(file).resolve()
+    if {"site-packages", "dist-packages"} & set(p.parts): return True
+    return any(p.is_relative_to(t) for t in _THIRD_PARTY)
+
+def _is_package(name: str) -> bool:
+    m = sys.modules.get(name)
+    if m is not None: return hasattr(m, "__path__")
+    spec = importlib.util.find_spec(name)
+    return spec is not None and spec.submodule_search_locations is not None
+
+def _module_file(name: str) -> str | None:
+    "The .py file of module `name` if it is project code, else None; runs no module but project parents."
+    top, parent = name.partition(".")[0], name.rpartition(".")[0]
+    mod = sys.modules.get(name)
+    f = getattr(mod, "__file__", None)
+    if mod is None:
+        try:
+            if parent and (_module_file(parent) is None or not _is_package(parent)): return None
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError, AttributeError): return None
+        f = spec.origin if spec is not None and spec.has_location else None
+    if f is None or not f.endswith(".py") or not os.path.exists(f): return None
+    p = Path(f).resolve()
+    return None if top != "mlxplain" and _third_party(str(p)) else str(p)
+
+def _imports(stmts: list, name: str, is_pkg: bool) -> set[str]:  # stmts: [(level, module, names)]
+    "Modules that the import statements `stmts` of module `name` may load, relative imports resolved."
+    pkg = (name if is_pkg else name.rpartition(".")[0]).split(".")
+    out = set()
+    for level, mod, names in stmts:
+        if level:
+            if level > len(pkg) or not pkg[0]: continue
+            mod = ".".join([*pkg[:len(pkg) - level + 1], *([mod] if mod else [])])
+        parts = mod.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))  # importing a.b.c runs a and a.b
+        out.update(f"{mod}.{n}" for n in names if n != "*")   # from a import b: b may be a module
+    return out
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c25
+_SKIP_TOKENS = (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)
+
+def _normalised(src: str) -> str:
+    "A digest of the tokens of `src` without comments and blank lines: what the code says, not its layout."
+    toks = tokenize.generate_tokens(io.StringIO(src).readline)
+    text = "\x00".join(t.string for t in toks if t.type not in _SKIP_TOKENS)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+_FACTS = {}   # sha256 of a file's bytes -> (normalised digest, import statements)
+
+def _file_facts(path: str) -> tuple[str, list]:
+    "(normalised digest, import statements as (level, module, names)) of a source file; memoised on content."
+    raw = Path(path).read_bytes()
+    key = hashlib.sha256(raw).hexdigest()
+    if key not in _FACTS:
+        src, imps = raw.decode("utf-8"), []
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Import): imps += [(0, a.name, ()) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                imps.append((node.level, node.module, tuple(a.name for a in node.names)))
+        _FACTS[key] = _normalised(src), imps
+    return _FACTS[key]
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c28
+def _code_digest(code) -> str:
+    "A digest of a code object that does not depend on where it sits in memory."
+    h = hashlib.sha256(code.co_code + repr((code.co_names, code.co_varnames)).encode())
+    for c in code.co_consts: h.update((_code_digest(c) if inspect.iscode(c) else repr(c)).encode())
+    return h.hexdigest()
+
+def _loose_source(o) -> str:
+    "What identifies code that no file holds (a notebook cell): its normalised source, else its bytecode."
+    try: return _normalised(textwrap.dedent(inspect.getsource(o)))
+    except (OSError, TypeError, SyntaxError, tokenize.TokenError): pass
+    if inspect.isfunction(o): return _code_digest(o.__code__)
+    return f"{o.__qualname__}: {sorted(vars(o))}"
+
+def _global_refs(f) -> list:
+    "The objects that `f`'s code (nested functions included) refers to by global name."
+    names, codes = set(), [f.__code__]
+    while codes:
+        c = codes.pop()
+        names.update(c.co_names)
+        codes.extend(k for k in c.co_consts if inspect.iscode(k))
+    return [f.__globals__[n] for n in sorted(names) if n in f.__globals__]
+
+def _held(f) -> list:
+    "What a function holds besides its code: what it wraps, its closure's contents, its default values."
+    out = [f.__wrapped__] if hasattr(f, "__wrapped__") else []
+    for c in f.__closure__ or ():
+        try: out.append(c.cell_contents)
+        except ValueError: pass   # an empty cell
+    return out + list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
+
+def _exported_module(o) -> str | None:
+    "The mlxplain module that exports a symbol of `o`'s name (for code defined in a notebook cell)."
+    from mlxplain._modidx import d
+    name = getattr(o, "__qualname__", None) or getattr(o, "__name__", "")
+    return next((mod for mod, syms in d["syms"].items() if f"{mod}.{name}" in syms), None)
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c29
+def _place(o, names, files, loose) -> list:
+    "File function or class `o` under its project module, its file or loose code; return what to visit next."
+    mod = getattr(o, "__module__", None) or ""
+    more = _held(o) if inspect.isfunction(o) else []
+    try: sfile = inspect.getsourcefile(o)
+    except TypeError: sfile = None
+    if sfile and os.path.exists(sfile):
+        sfile = str(Path(sfile).resolve())
+        if _module_file(mod) == sfile: names.add(mod)
+        elif not _third_party(sfile): files.add((mod, sfile))   # third-party: only what it wraps counts
+        return more
+    if (exp := _exported_module(o)) is not None:
+        names.add(exp)
+        return more
+    loose[f"{mod}.{o.__qualname__}"] = _loose_source(o)   # defined in a notebook cell: follow what it uses
+    if inspect.isfunction(o): return more + _global_refs(o)
+    return more + [v for v in vars(o).values() if inspect.isfunction(v)] + list(o.__bases__)
+
+def _code_roots(func):
+    "(project module names, (module, file) pairs, {name: digest} of loose code) where `func`'s code lives."
+    names, files, loose, seen, stack = set(), set(), {}, set(), [func]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen: continue
+        seen.add(id(o))
+        if inspect.ismodule(o): names.add(o.__name__)
+        elif isinstance(o, functools.partial): stack += [o.func, *o.args, *o.keywords.values()]
+        elif inspect.ismethod(o):
+            stack += [o.__func__, o.__self__ if inspect.isclass(o.__self__) else type(o.__self__)]
+        elif isinstance(o, (list, tuple, dict)) and len(o) < 1000:
+            stack += list(o.values() if isinstance(o, dict) else o)
+        elif inspect.isfunction(o) or inspect.isclass(o): stack += _place(o, names, files, loose)
+        elif callable(o) and not inspect.isbuiltin(o): stack.append(type(o))
+    return names, files, loose
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c32
+def code_modules(func,                          # a cell function, as given to run_grid
+                 exclude=("mlxplain._modidx",)  # module names to leave out
+                ) -> dict[str, str]:
+    "The project source files `auto_version(func)` hashes, {module name: path}: the import closure of `func`."
+    names, files, _ = _code_roots(func)
+    queue, out = [(n, None) for n in sorted(names)] + sorted(files), {}
+    while queue:
+        name, f = queue.pop()
+        if name in exclude: continue
+        f = f or _module_file(name)
+        if f is None or f in out.values(): continue
+        key = name if name and name != "__main__" and _module_file(name) == f else Path(f).name
+        out[key] = f
+        queue += [(m, None) for m in sorted(_imports(_file_facts(f)[1], key, Path(f).name == "__init__.py"))]
+    return dict(sorted(out.items()))
+
+def auto_version(func, exclude=("mlxplain._modidx",)) -> str:
+    "A short fingerprint of the project code `func` can run: `code_modules(func)` and code no file holds."
+    h = hashlib.sha256()
+    for name, f in code_modules(func, exclude).items(): h.update(f"{name}\n{_file_facts(f)[0]}\n".encode())
+    for name, digest in sorted(_code_roots(func)[2].items()): h.update(f"{name}\n{digest}\n".encode())
     return h.hexdigest()[:12]
 
 # %% ../nbs/03_experiments.ipynb #560a3eec
 @contextmanager
 def timer():
     "Context manager measuring wall time: `with timer() as t: ...; t()` gives seconds."
-    t0 = time.perf_counter(); end = [None]
+    t0 = time.perf_counter()
+    end = [None]
     yield lambda: (end[0] if end[0] is not None else time.perf_counter()) - t0
     end[0] = time.perf_counter()
 
 def results_dir(chapter: str, root=None) -> Path:
-    "Folder of a chapter's committed result files: `nbs/results/<chapter>` in a checkout, else `./results/<chapter>`."
+    "Folder of a chapter's results: `nbs/results/<chapter>` in a checkout, else `./results/<chapter>`."
     if root is None:
         here = Path.cwd()
         for p in (here, *here.parents):
-            if (p / "settings.ini").exists() and (p / "nbs").is_dir(): root = p / "nbs" / "results"; break
+            if (p / "settings.ini").exists() and (p / "nbs").is_dir():
+                root = p / "nbs" / "results"
+                break
         else: root = here / "results"
     return Path(root) / chapter
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c37
+META_FORMAT = "mlxplain-meta/1"
+
+def _as_time(t) -> datetime.datetime | None:
+    "`t` (datetime, epoch seconds, ISO text or None) as an aware UTC datetime; a naive time is local time."
+    if t is None: return None
+    if isinstance(t, str): t = datetime.datetime.fromisoformat(t)
+    elif isinstance(t, (int, float)): t = datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+    return (t if t.tzinfo is not None else t.astimezone()).astimezone(datetime.timezone.utc)
+
+def _iso(t) -> str | None:
+    "`t` as ISO-8601 UTC text, to the second."
+    t = _as_time(t)
+    return None if t is None else t.isoformat(timespec="seconds")
+
+def _duration(started, finished) -> float | None:
+    "Seconds from `started` to `finished` (None without a start)."
+    if started is None: return None
+    return round((_as_time(finished) - _as_time(started)).total_seconds(), 3)
+
+def _dataset_checksums(datasets) -> dict:
+    "{name: {split: {file, sha256}}} from the data registry, or from a loaded data set's provenance."
+    from mlxplain.data import registry
+    reg = registry(files=True)  # one row per registered file
+    out = {}
+    for d in [datasets] if isinstance(datasets, str) else datasets:
+        prov = getattr(d, "provenance", None)
+        if prov is not None:   # a loaded MultiLabelDataset: the checksum of the file it was read from
+            split = prov.get("split") or "file"
+            out[d.name] = {split: {"file": prov.get("file"), "sha256": prov.get("sha256")}}
+            continue
+        ents = reg[reg["name"].str.lower() == str(d).lower()]
+        out[str(d)] = {e.split: {"file": e.file, "sha256": e.sha256} for e in ents.itertuples()} or None
+    return out
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c38
+def _git_commit() -> str | None:
+    "The commit of the checkout the package is imported from (None outside a git checkout); changes nothing."
+    import mlxplain
+    try:
+        r = subprocess.run(["git", "-C", str(Path(mlxplain.__file__).resolve().parent), "rev-parse", "HEAD"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError): return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+_LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "joblib", "dask", "distributed",
+              "napkinxc", "ortools")
+
+def _library_versions() -> dict:
+    "Installed versions of the libraries results depend on (from package metadata: nothing is imported)."
+    out = {}
+    for lib in _LIBRARIES:
+        try: out[lib] = importlib.metadata.version(lib)
+        except importlib.metadata.PackageNotFoundError: pass
+    return out
+
+# %% ../nbs/03_experiments.ipynb #3a1f0c39
+def write_meta(out_dir,              # the chapter's result folder; meta.json is written there
+               *, chapter,           # chapter name, e.g. "fals"
+               seeds=None,           # the seeds the results average over
+               design=None,          # dict: the protocol (folds, grid, parameters) as the chapter states it
+               datasets=None,        # names (or loaded MultiLabelDataset objects) of the data sets used
+               scheduler=None,       # run_grid's scheduler (None, "local", an address)
+               n_jobs=1,             # run_grid's n_jobs
+               started=None,         # start time (datetime, epoch seconds or ISO text)
+               finished=None,        # end time (default: now)
+               code_version=None,    # str or {part: version}: the cache versions of the results
+               **extra) -> dict:     # anything else worth keeping (JSON-serialisable)
+    "Write `out_dir/meta.json`, the one provenance record of a chapter's results, atomically; return it."
+    import mlxplain
+    finished = time.time() if finished is None else finished
+    host = dict(cores=_cores(), cpu_count=os.cpu_count(), python=platform.python_version(),
+                platform=platform.platform(), libraries=_library_versions())
+    package = {"name": "mlxplain", "version": mlxplain.__version__}
+    meta = dict(format=META_FORMAT, chapter=chapter, package=package,
+                code_version=code_version, git_commit=_git_commit(),
+                datasets=None if datasets is None else _dataset_checksums(datasets),
+                seeds=None if seeds is None else list(seeds), design=design,
+                started=_iso(started), finished=_iso(finished), duration_s=_duration(started, finished),
+                scheduler=None if scheduler is None else str(scheduler), n_jobs=n_jobs, host=host)
+    clash = sorted(set(extra) & set(meta))
+    if clash: raise ValueError(f"write_meta: {clash} are fields of the record; pass them as their keywords")
+    meta.update(extra)
+    atomic_write_json(meta, Path(out_dir) / "meta.json")
+    return json.loads(json.dumps(meta, default=_jsonable))
+
+def read_meta(out_dir) -> dict:
+    "The provenance record `write_meta` wrote in `out_dir`."
+    p = Path(out_dir) / "meta.json"
+    if not p.exists():
+        raise FileNotFoundError(f"{p} does not exist: the results in {out_dir} have no provenance record")
+    meta = json.loads(p.read_text())
+    if meta.get("format") != META_FORMAT:
+        raise ValueError(f"{p} has format {meta.get('format')!r}, not {META_FORMAT!r}: not from write_meta")
+    return meta

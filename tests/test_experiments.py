@@ -1,11 +1,25 @@
-"The grid runner: caching across runs, parallel equals serial, nothing half-written when a cell fails."
+"""The grid runner: caching across runs, parallel and distributed runs equal the serial one, a killed run
+resumes to exactly the rows of an uninterrupted one, automatic code versions, one provenance record."""
+import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
-from mlxplain.experiments import run_grid, expand_grid
+from threadpoolctl import threadpool_info
+
+from mlxplain.experiments import (_cores, auto_version, code_modules, code_version, expand_grid, read_meta,
+                                  run_grid, write_meta)
+
 
 def noisy_mean(n, seed):
     return {"mean": float(np.random.default_rng(seed).normal(size=n).mean())}
+
 
 def test_parallel_equals_serial_and_is_seeded(tmp_path):
     g = {"n": [5, 50], "seed": [0, 1, 2]}
@@ -13,21 +27,173 @@ def test_parallel_equals_serial_and_is_seeded(tmp_path):
     b = run_grid(noisy_mean, g, n_jobs=2, cache=tmp_path / "c.csv")
     pd.testing.assert_frame_equal(a, b)
 
+
+def slow_first(i):
+    "Cells that finish in reverse order when run in parallel; two records each, the second with an extra column."
+    time.sleep(0.02 * (6 - i))
+    return [{"rec": 0, "sq": i * i}, {"rec": 1, "sq": -i, "extra": i}]
+
+
+def test_rows_follow_the_grid_not_completion_order(tmp_path):
+    g = {"i": list(range(6))}
+    serial = run_grid(slow_first, g, cache=tmp_path / "s.csv")
+    par = run_grid(slow_first, g, n_jobs=2, batch=1, cache=tmp_path / "p.csv")
+    pd.testing.assert_frame_equal(par, serial)
+    assert (tmp_path / "p.csv").read_text() == (tmp_path / "s.csv").read_text()
+    assert list(serial["i"]) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+
+
 def boom(i):
     if i == 5: raise RuntimeError("cell 5 fails")
     return {"sq": i * i}
 
-def test_failure_keeps_finished_batches_and_no_temp_files(tmp_path):
+
+def test_failure_keeps_finished_cells_and_no_temp_files(tmp_path):
     cache = tmp_path / "r.csv"
     with pytest.raises(RuntimeError, match="cell 5"): run_grid(boom, {"i": range(8)}, cache=cache, batch=2)
     done = pd.read_csv(cache)
-    assert sorted(done["i"]) == [0, 1, 2, 3]          # the two finished batches, intact
+    assert sorted(done["i"]) == [0, 1, 2, 3, 4]          # every cell that finished before the failure
     assert [p.name for p in tmp_path.iterdir()] == ["r.csv"]
     # the rerun only computes what is missing (cell 5 now succeeds through a different function)
     calls = []
-    def fixed(i): calls.append(i); return {"sq": i * i}
+    def fixed(i):
+        calls.append(i)
+        return {"sq": i * i}
     df = run_grid(fixed, {"i": range(8)}, cache=cache, batch=2)
-    assert sorted(calls) == [4, 5, 6, 7] and list(df.sort_values("i")["sq"]) == [i * i for i in range(8)]
+    assert sorted(calls) == [5, 6, 7] and list(df["sq"]) == [i * i for i in range(8)]
+
 
 def test_expand_grid_rejects_garbage():
     with pytest.raises(TypeError): expand_grid([1])
+
+
+# --- dask -------------------------------------------------------------------------------------------------
+def blas_mean(n, seed):
+    "A seeded result, plus the BLAS thread limit the cell ran under."
+    return {"mean": float(np.random.default_rng(seed).normal(size=n).mean()),
+            "threads": max((p["num_threads"] for p in threadpool_info()), default=1)}
+
+
+def test_local_cluster_gives_the_serial_rows(tmp_path):
+    g = {"n": [5, 50], "seed": [0, 1, 2]}
+    env_before = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    serial = run_grid(blas_mean, g, cache=tmp_path / "serial.csv")
+    dist = run_grid(blas_mean, g, n_jobs=2, scheduler="local", cache=tmp_path / "dist.csv", batch=1)
+    pd.testing.assert_frame_equal(dist.drop(columns="threads"), serial.drop(columns="threads"))
+    assert set(dist["threads"]) == {max(1, _cores() // 2)}          # no oversubscription on the workers
+    cols = ["n", "seed", "mean", "_cell"]
+    written = [pd.read_csv(tmp_path / f)[cols] for f in ("dist.csv", "serial.csv")]
+    pd.testing.assert_frame_equal(*written)
+    assert {k: os.environ.get(k) for k in env_before} == env_before   # this process's settings are untouched
+
+
+def test_existing_cluster_by_address():
+    from distributed import LocalCluster
+    g = {"n": [5, 50], "seed": [0, 1]}
+    env = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, env=env) as cl:
+        dist = run_grid(blas_mean, g, scheduler=cl.scheduler_address)
+    serial = run_grid(blas_mean, g)
+    pd.testing.assert_frame_equal(dist.drop(columns="threads"), serial.drop(columns="threads"))
+    assert set(dist["threads"]) == {max(1, _cores() // 2)}
+    with pytest.raises(ValueError, match="scheduler='spark'"): run_grid(blas_mean, g, scheduler="spark")
+
+
+# --- a killed run -----------------------------------------------------------------------------------------
+SLOW_CELLS = """
+import time
+def cell(i):
+    time.sleep(0.05)
+    return [{"rec": r, "v": 10 * i + r} for r in range(2)]
+"""
+
+
+def _cells_in(cache):
+    try: return pd.read_csv(cache)["_cell"].nunique()
+    except (FileNotFoundError, pd.errors.EmptyDataError): return 0
+
+
+def test_killed_run_resumes_to_exactly_the_rows_of_an_uninterrupted_run(tmp_path, monkeypatch):
+    (tmp_path / "mx_slow_cells.py").write_text(SLOW_CELLS)
+    cache, grid = tmp_path / "k.csv", {"i": list(range(30))}
+    script = (f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+              "from mx_slow_cells import cell\nfrom mlxplain.experiments import run_grid\n"
+              f"run_grid(cell, {grid!r}, cache={str(cache)!r}, batch=1, version='v1')\n")
+    for stop_at in (4, 12):                                   # killed twice, at different points
+        p = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.DEVNULL)
+        deadline = time.time() + 25
+        while _cells_in(cache) < stop_at and time.time() < deadline and p.poll() is None: time.sleep(0.005)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        assert stop_at <= _cells_in(cache) < 30
+        # what a kill during a write leaves behind: the temporary file of the dead writer
+        (tmp_path / f".k.csv.{p.pid}@{os.uname().nodename}.x1y2z3ab.tmp").write_text("n,se")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import mx_slow_cells
+    cached, calls = _cells_in(cache), []
+    def counted(i):
+        calls.append(i)
+        return mx_slow_cells.cell(i)
+    resumed = run_grid(counted, grid, cache=cache, version="v1")
+    full = run_grid(mx_slow_cells.cell, grid, cache=tmp_path / "full.csv", version="v1")
+    assert len(calls) == 30 - cached                          # finished cells are not recomputed
+    pd.testing.assert_frame_equal(resumed, full)              # none lost, none duplicated, same order
+    pd.testing.assert_frame_equal(pd.read_csv(cache), pd.read_csv(tmp_path / "full.csv"))
+    assert not pd.read_csv(cache).duplicated(["_cell", "rec"]).any()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # orphan removed
+    sys.modules.pop("mx_slow_cells", None)
+
+
+# --- automatic versions -----------------------------------------------------------------------------------
+def test_auto_version_follows_a_changed_helper(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)    # a reload must compile the edited source
+    monkeypatch.syspath_prepend(str(tmp_path))
+    helper = tmp_path / "mx_helper_mod.py"
+    helper.write_text("def helper(i):\n    return i + 1\n")
+    (tmp_path / "mx_mid_mod.py").write_text("from mx_helper_mod import helper\n\ndef twice(i):\n"
+                                            "    return 2 * helper(i)\n")
+    (tmp_path / "mx_cell_mod.py").write_text("import mx_mid_mod\n\ndef cell(i):\n"
+                                             "    return {'v': mx_mid_mod.twice(i)}\n")
+    try:
+        import mx_cell_mod, mx_helper_mod, mx_mid_mod
+        assert {"mx_cell_mod", "mx_mid_mod", "mx_helper_mod"} <= set(code_modules(mx_cell_mod.cell))
+        v1, hand_kept = auto_version(mx_cell_mod.cell), code_version(mx_cell_mod.cell)
+        cache = tmp_path / "c.csv"
+        assert list(run_grid(mx_cell_mod.cell, {"i": [0, 1, 2]}, cache=cache, version="auto")["v"]) == [2, 4, 6]
+        helper.write_text("def helper(i):\n    # a comment changes nothing\n\n    return i + 1\n")
+        assert auto_version(mx_cell_mod.cell) == v1
+        helper.write_text("def helper(i):\n    return i + 2\n")
+        for m in (mx_helper_mod, mx_mid_mod, mx_cell_mod): importlib.reload(m)
+        v2 = auto_version(mx_cell_mod.cell)
+        assert v2 != v1 and code_version(mx_cell_mod.cell) == hand_kept    # the hand-kept list misses it
+        df = run_grid(mx_cell_mod.cell, {"i": [0, 1, 2]}, cache=cache, version="auto")
+        assert list(df["v"]) == [4, 6, 8] and df.attrs["version"] == v2        # recomputed, not served stale
+        assert set(pd.read_csv(cache, dtype=str)["_version"]) == {v2}
+    finally:
+        for m in ("mx_cell_mod", "mx_mid_mod", "mx_helper_mod"): sys.modules.pop(m, None)
+
+
+def test_auto_version_of_a_chapter_cell_covers_the_foundation():
+    from mlxplain import learners
+    mods = code_modules(learners.BinaryRelevance.fit)
+    assert {"mlxplain.learners"} <= set(mods) and not any(m.startswith(("numpy", "sklearn")) for m in mods)
+    assert auto_version(learners.BinaryRelevance.fit) == auto_version(learners.LabelSpecificBR)
+
+
+# --- provenance -------------------------------------------------------------------------------------------
+def test_write_meta_read_meta_round_trip(tmp_path):
+    t0 = time.time()
+    m = write_meta(tmp_path / "fals", chapter="fals", seeds=range(3), design={"folds": 5, "k": [0.1, 0.2]},
+                   datasets=["emotions", "yeast"], scheduler="local", n_jobs=4, started=t0 - 3.5, finished=t0,
+                   code_version={"table3": "abc", "cv": "def"}, note="quick")
+    back = read_meta(tmp_path / "fals")
+    assert back == m == json.loads((tmp_path / "fals" / "meta.json").read_text())
+    assert back["code_version"] == {"table3": "abc", "cv": "def"} and back["seeds"] == [0, 1, 2]
+    assert {"train", "test"} <= set(back["datasets"]["yeast"])
+    assert all(len(v["sha256"]) == 64 for v in back["datasets"]["emotions"].values())
+    assert back["duration_s"] == 3.5 and back["started"].endswith("+00:00")
+    assert back["host"]["cores"] >= 1 and "numpy" in back["host"]["libraries"]
+    assert back["package"]["name"] == "mlxplain" and back["n_jobs"] == 4 and back["note"] == "quick"
+    assert [p.name for p in (tmp_path / "fals").iterdir()] == ["meta.json"]
+    (tmp_path / "fals" / "meta.json").write_text("{}")
+    with pytest.raises(ValueError, match="format"): read_meta(tmp_path / "fals")

@@ -1,0 +1,116 @@
+"""Shared validators: properties over generated inputs (hypothesis) and the error messages of bad input."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+from mlxplain.checks import check_choice, check_float, check_int, check_k, check_random_state, check_X, check_Y
+
+F32_MAX = float(np.finfo(np.float32).max)
+shapes = st.tuples(st.integers(1, 6), st.integers(1, 6))
+finite = st.floats(-1e30, 1e30, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes.flatmap(lambda s: arrays(np.float64, s, elements=finite)))
+def test_check_X_keeps_finite_values_dense_and_sparse(X):
+    A = check_X(X)
+    assert A.dtype == np.float64 and np.array_equal(A, X)
+    S = check_X(sp.csr_matrix(X), dtype=np.float32)
+    assert sp.isspmatrix_csr(S) and S.dtype == np.float32
+    np.testing.assert_array_equal(S.toarray(), X.astype(np.float32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes.flatmap(lambda s: arrays(np.float64, s, elements=finite)), st.data(),
+       st.sampled_from([np.nan, np.inf, -np.inf]))
+def test_check_X_rejects_any_non_finite_entry(X, data, bad):
+    i = data.draw(st.integers(0, X.shape[0] - 1))
+    j = data.draw(st.integers(0, X.shape[1] - 1))
+    X[i, j] = bad
+    with pytest.raises(ValueError, match=rf"NaN or infinite values \(first at row {i}, column"):
+        check_X(X)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        check_X(sp.csr_matrix(X))
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes.flatmap(lambda s: arrays(np.float64, s, elements=st.floats(-1e37, 1e37))), st.data(),
+       st.floats(1e39, 1e300), st.booleans())
+def test_check_X_float32_overflow_is_an_error_not_inf(X, data, big, sparse):
+    check_X(X, dtype=np.float32)                                   # every value fits float32
+    X[data.draw(st.integers(0, X.shape[0] - 1)), data.draw(st.integers(0, X.shape[1] - 1))] = -big
+    with pytest.raises(ValueError, match="too large for float32"):
+        check_X(sp.csr_matrix(X) if sparse else X, dtype=np.float32)
+    assert np.isfinite(check_X(X)).all()                           # float64 holds it
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes.flatmap(lambda s: arrays(np.int8, s, elements=st.integers(0, 1))))
+def test_check_Y_dense_and_sparse_agree(Y):
+    a, b = check_Y(Y, Y.shape[0]), check_Y(sp.coo_matrix(Y))
+    for M in (a, b):
+        assert sp.isspmatrix_csr(M) and M.dtype == np.int8 and M.has_sorted_indices
+        assert np.all(M.data == 1)
+    np.testing.assert_array_equal(a.toarray(), Y)
+    np.testing.assert_array_equal(b.toarray(), Y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes.flatmap(lambda s: arrays(np.int64, s, elements=st.integers(-3, 3))))
+def test_check_Y_accepts_exactly_binary(Y):
+    if np.isin(Y, (0, 1)).all(): check_Y(Y)
+    else:
+        with pytest.raises(ValueError, match="must be binary"): check_Y(Y)
+
+
+@given(st.lists(st.lists(st.integers(0, 9), max_size=4), min_size=2, max_size=6)
+       .filter(lambda rows: len({len(r) for r in rows}) > 1))
+def test_check_Y_label_lists_point_to_the_binarizer(rows):
+    with pytest.raises(ValueError, match="MultiLabelBinarizer"): check_Y(rows)
+
+
+@given(st.integers(1, 500), st.data())
+def test_check_k_counts_and_fractions(D, data):
+    n = data.draw(st.integers(1, D))
+    assert check_k(n, D) == n
+    f = data.draw(st.floats(0, 1, exclude_min=True))
+    assert 1 <= check_k(f, D) <= D
+    assert check_k(1.0, D) == D
+    bad = data.draw(st.one_of(st.integers(max_value=0), st.integers(min_value=D + 1),
+                              st.floats(max_value=0), st.floats(min_value=1, exclude_min=True), st.just(np.nan)))
+    with pytest.raises(ValueError, match=rf"or an integer in \[1, D={D}\]"): check_k(bad, D)
+
+
+@given(st.integers(-5, 5), st.integers(-5, 5), st.integers(-20, 20))
+def test_check_int_range(low, span, v):
+    high = low + abs(span)
+    if low <= v <= high: assert check_int("n", v, low, high) == v
+    else:
+        with pytest.raises(ValueError, match=rf"n={v}: n must be an integer in \[{low}, {high}\]"):
+            check_int("n", v, low, high)
+
+
+@given(st.floats(allow_nan=True), st.sampled_from(["both", "left", "right", "neither"]))
+def test_check_float_range(v, closed):
+    inside = not np.isnan(v) and np.isfinite(v) and (0 <= v if closed in ("both", "left") else 0 < v) \
+        and (v <= 1 if closed in ("both", "right") else v < 1)
+    if inside: assert check_float("p", v, 0, 1, closed=closed) == v
+    else:
+        with pytest.raises(ValueError, match="p=.*: p must be a finite number in"):
+            check_float("p", v, 0, 1, closed=closed)
+
+
+@pytest.mark.parametrize("f", [lambda v: check_int("n", v), lambda v: check_float("x", v),
+                               lambda v: check_k(v, 10)])
+def test_bools_are_not_numbers(f):
+    for v in (True, False, np.True_):
+        with pytest.raises(TypeError): f(v)
+
+
+def test_choice_and_random_state():
+    assert check_choice("method", "GW", ("GW", "SW")) == "GW"
+    with pytest.raises(ValueError, match=r"method='gw': method must be one of 'GW', 'SW'"):
+        check_choice("method", "gw", ("GW", "SW"))
+    assert check_random_state(3).randint(100) == np.random.RandomState(3).randint(100)
