@@ -1,7 +1,7 @@
 """Tests of mlxplain.extended_plt: adversarial set, evaluation vs the foundation metrics,
 explanations (valid features, occlusion = brute force, and = an independent product of node
 probabilities on a hand-built tree), bad input, determinism, pickling, the paper's tables against
-the paper's text, and napkinXC's own contract on its yeast split (needs $MLXPLAIN_DATA)."""
+the paper's text, and napkinXC's own contract on its yeast split (a staged or downloaded data set)."""
 import gc
 import os
 import pickle
@@ -326,8 +326,8 @@ def test_paper_tables_match_the_papers_text():
 
 
 # --- napkinXC's own contract on its yeast split (staged data) --------------------------------
-@pytest.mark.skipif(not os.environ.get("MLXPLAIN_DATA"), reason="needs $MLXPLAIN_DATA (../shared/data)")
-def test_napkinxc_yeast_contract():
+def test_napkinxc_yeast_contract(need_data):
+    need_data("yeast-xc")
     from mlxplain.extended_plt import yeast_contract
     r = yeast_contract()
     assert 0.61 <= r["p_at_1"] <= 0.77, r
@@ -343,3 +343,226 @@ def test_chunking_does_not_change_results_and_method_forms(model, data):
     np.testing.assert_array_equal(c.value.values, adversarial_evaluation(model, Xte, Yte, (0.1,), (1, 3), random_state=3).value.values)
     assert model.explain(Xte[[0]], 2, method="occlusion") == explain(model, Xte[[0]], 2, method="occlusion")
     assert ExtendedPLT.fit_for_adversarial_examples is ExtendedPLT.fit_adversarial
+
+
+# --- defaults on small label sets -------------------------------------------------------------
+def test_default_top_k_works_with_fewer_than_five_labels():
+    "top_k=None (the default) means min(5, n_labels): a 3-label model predicts its 3 labels, ranked."
+    ds, _ = make_label_specific(n_samples=120, n_features=8, n_labels=3, sparse=True, random_state=0)
+    m = ExtendedPLT(seed=0).fit(ds.X, ds.Y)
+    P = m.predict(ds.X[:4])
+    assert [sorted(r) for r in P] == [[0, 1, 2]] * 4
+    pr = m.predict_proba(ds.X[:4])
+    assert all(len(r) == 3 and [p for _, p in r] == sorted((p for _, p in r), reverse=True) for r in pr)
+    assert m.predict(ds.X[:4], as_csr=True).sum() == 12
+    assert len(m.predict(ds.X[:1], 2)[0]) == 2
+    with pytest.raises(ValueError, match="exceeds the number of labels"): m.predict(ds.X[:4], top_k=5)
+
+
+# --- every napkinXC parameter is checked before napkinXC sees it (subprocess: a crash fails one test) --
+BAD_PLT_PARAMS = [
+    ({"arity": 0}, "arity"), ({"arity": 1}, "arity"), ({"arity": 2.5}, "arity"), ({"hash": -5}, "hash"),
+    ({"threads": -3}, "threads"), ({"liblinear_c": -1}, "liblinear_c"), ({"liblinear_c": 0.0}, "liblinear_c"),
+    ({"beam_search_width": 0, "tree_search_type": "beam"}, "beam_search_width"), ({"max_leaves": 0}, "max_leaves"),
+    ({"kmeans_eps": 0.0}, "kmeans_eps"), ({"kmeans_balanced": "yes"}, "kmeans_balanced"),
+    ({"features_threshold": -1.0}, "features_threshold"), ({"bias": float("inf")}, "bias"),
+    ({"weights_threshold": float("nan")}, "weights_threshold"), ({"liblinear_eps": -0.1}, "liblinear_eps"),
+    ({"liblinear_max_iter": 0}, "liblinear_max_iter"), ({"eta": 0.0, "optimizer": "sgd"}, "eta"),
+    ({"epochs": 0, "optimizer": "sgd"}, "epochs"), ({"adagrad_eps": -1.0, "optimizer": "adagrad"}, "adagrad_eps"),
+    ({"ensemble": 0}, "ensemble"), ({"seed": -1}, "seed"), ({"verbose": -1}, "verbose"),
+    ({"tree_type": "kmeans"}, "tree_type"), ({"optimizer": "adam"}, "optimizer"), ({"loss": "hinge"}, "loss"),
+    ({"liblinear_solver": "L2R"}, "liblinear_solver"), ({"tree_search_type": "greedy"}, "tree_search_type"),
+    ({"tree_structure": "/nonexistent/tree.txt"}, "tree_structure"), ({"norm": False}, "norm")]
+
+_WORKER = """
+import sys
+from math import inf, nan
+import numpy as np, scipy.sparse as sp
+from mlxplain.extended_plt import ExtendedPLT
+X = sp.random(60, 6, density=0.5, format="csr", random_state=0, dtype=np.float32)
+Y = sp.csr_matrix((np.arange(60)[:, None] % 4 == np.arange(4)).astype(np.int8))
+for line in sys.stdin:
+    try:
+        m = ExtendedPLT(**eval(line)).fit(X, Y)
+        print("NO ERROR", m.predict(X[:2], 2), flush=True)
+    except ValueError as e:
+        print("VALUEERROR", str(e).replace(chr(10), " "), flush=True)
+"""
+
+
+class _FitWorker:
+    "A Python subprocess fitting ExtendedPLT(**params) per request line; a crash or hang fails that request only."
+    def __init__(self): self.proc = None
+
+    def fit(self, params, timeout=60):
+        import select, subprocess, sys
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True)
+        self.proc.stdin.write(repr(params) + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.proc.kill(); self.proc.wait(); self.proc = None
+            return f"HUNG (no answer in {timeout} s)"
+        line = self.proc.stdout.readline().strip()
+        if not line:
+            rc = self.proc.wait(); self.proc = None
+            return f"CRASHED (exit status {rc})"
+        return line
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close(); self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def fit_worker():
+    w = _FitWorker()
+    yield w
+    w.close()
+
+
+@pytest.mark.parametrize("params,name", BAD_PLT_PARAMS, ids=[",".join(f"{k}={v!r}" for k, v in p.items()) for p, _ in BAD_PLT_PARAMS])
+def test_bad_napkinxc_parameter_is_a_value_error_not_a_crash(fit_worker, params, name):
+    out = fit_worker.fit(params)
+    assert out.startswith("VALUEERROR"), out
+    assert f"{name}=" in out and re.search(r"must be|use one of|keep", out), out
+
+
+def test_good_parameters_still_train_in_the_worker(fit_worker):
+    "The worker itself works: napkinXC's documented edge values pass the checks and train."
+    ok = {"arity": 3, "hash": 0, "threads": -1, "max_leaves": 1, "tree_search_type": "beam", "beam_search_width": 1,
+          "liblinear_solver": "L2R_LR", "seed": 2**31 - 1, "verbose": False, "loss": "logistic"}
+    out = fit_worker.fit(ok)
+    assert out.startswith("NO ERROR"), out
+
+
+@pytest.mark.parametrize("params,name", [({"sigma": -0.1}, "sigma"), ({"sigma": float("nan")}, "sigma"),
+                                         ({"augment_ratio": 0}, "augment_ratio"), ({"noise": "uniform"}, "noise"),
+                                         ({"random_state": -1}, "random_state"), ({"adversarial": "yes"}, "adversarial")])
+def test_bad_adversarial_parameter(data, params, name):
+    Xtr, Ytr, _, _ = data
+    with pytest.raises(ValueError, match=f"{name}="): ExtendedPLT(**{"adversarial": True, **params}).fit(Xtr, Ytr)
+
+
+# --- labels ---------------------------------------------------------------------------------
+def test_label_ids_out_of_range_and_duplicates(model, data):
+    _, Ytr, Xte, Yte = data
+    lists = [list(np.flatnonzero(r)) for r in Yte.toarray()]
+    bad = [r + [6] if i == 3 else r for i, r in enumerate(lists)]            # id 6 of a 6-label model
+    with pytest.raises(ValueError, match="label id 6 is out of range"): adversarial_evaluation(model, Xte, bad, 0, 1)
+    with pytest.raises(ValueError, match="label id -1"): ExtendedPLT().fit(Xte, [r + [-1] for r in lists])
+    with pytest.raises(TypeError, match="integers"): ExtendedPLT().fit(Xte, [[1.5]] + lists[1:])
+    # a label repeated in a row counts once: lists, and a CSR matrix storing an entry twice
+    dup = [r + r[:1] for r in lists]
+    a = adversarial_evaluation(model, Xte, dup, (0, 0.1), (1, 3), random_state=0)
+    b = adversarial_evaluation(model, Xte, Yte, (0, 0.1), (1, 3), random_state=0)
+    np.testing.assert_array_equal(a.value.values, b.value.values)
+    twice = sp.csr_matrix((np.repeat(Ytr.data, 2), np.repeat(Ytr.indices, 2), 2 * Ytr.indptr), shape=Ytr.shape)
+    from mlxplain.extended_plt import _check_Y
+    assert (_check_Y(twice, Ytr.shape[0]) != Ytr).nnz == 0 and twice.nnz == 2 * Ytr.nnz     # the caller's matrix is kept
+
+
+def test_scalar_noise_levels_and_k(model, data):
+    _, _, Xte, Yte = data
+    a = adversarial_evaluation(model, Xte, Yte, noise_levels=0.1, k_values=3, random_state=2)
+    b = adversarial_evaluation(model, Xte, Yte, noise_levels=(0.1,), k_values=(3,), random_state=2)
+    pd.testing.assert_frame_equal(a.drop(columns=["predict_time", "predict_cpu_time"]),
+                                  b.drop(columns=["predict_time", "predict_cpu_time"]))
+
+
+def test_support_noise_leaves_explicit_zeros_untouched():
+    X = sp.csr_matrix((np.array([1.0, 0.0, 2.0], np.float32), np.array([0, 1, 3]), np.array([0, 2, 3])), shape=(2, 4))
+    assert X.nnz == 3                                                        # entry (0, 1) is a stored zero
+    Z = add_noise(X, 0.5, "support", 0)
+    assert Z[0, 1] == 0 and Z[0, 0] != 1.0 and Z[1, 3] != 2.0
+    np.testing.assert_array_equal(Z.toarray() != 0, X.toarray() != 0)
+
+
+# --- adversarial training as constructor parameters -----------------------------------------
+def test_adversarial_parameters_clone_and_fit_adversarial_agree(data):
+    from sklearn.base import clone
+    Xtr, Ytr, Xte, _ = data
+    kw = dict(sigma=0.05, augment_ratio=0.5, noise="support", random_state=1)
+    m = ExtendedPLT(seed=0, adversarial=True, **kw).fit(Xtr, Ytr)
+    c = clone(m)
+    assert c.get_params() == m.get_params() and not hasattr(c, "adversarial_")
+    c.fit(Xtr, Ytr)
+    assert c.adversarial_ and c.n_train_ == 350 + 175 and c.adv_params_["noise"] == "support"
+    np.testing.assert_array_equal(c.adv_indices_, m.adv_indices_)
+    assert c.predict_proba(Xte, 3) == m.predict_proba(Xte, 3)                # same seeds, same model
+    f = ExtendedPLT(seed=0).fit_adversarial(Xtr, Ytr, **kw)                  # the convenience method: same model
+    assert f.get_params() == m.get_params() and f.predict_proba(Xte, 3) == m.predict_proba(Xte, 3)
+    f.set_params(adversarial=False).fit(Xtr, Ytr)                            # back to normal training
+    assert not f.adversarial_ and f.n_train_ == 350 and not hasattr(f, "adv_params_")
+
+
+def test_grid_search_over_sigma(data):
+    from sklearn.model_selection import GridSearchCV, KFold
+    from mlxplain.metrics import precision_at_k
+    Xtr, Ytr, _, _ = data
+    p1 = lambda est, X, Y: precision_at_k(Y, est.predict_proba(X, 1, as_csr=True), 1)
+    gs = GridSearchCV(ExtendedPLT(seed=0, adversarial=True, random_state=0), {"sigma": [0.0, 0.5]}, scoring=p1,
+                      cv=KFold(2, shuffle=True, random_state=0)).fit(Xtr, Ytr)
+    assert list(gs.cv_results_["param_sigma"]) == [0.0, 0.5]
+    assert gs.best_estimator_.adversarial_ and gs.best_estimator_.adv_params_["sigma"] == gs.best_params_["sigma"]
+    assert np.all(np.isfinite(gs.cv_results_["mean_test_score"]))
+
+
+def _napkinxc_training_rows(monkeypatch, m, X, Y):
+    "Fit `m` and return the feature matrix napkinXC was trained on."
+    seen = {}
+    orig = ExtendedPLT._fit_napkinxc
+    def spy(self, Xa, Ya):
+        seen["X"] = Xa
+        return orig(self, Xa, Ya)
+    monkeypatch.setattr(ExtendedPLT, "_fit_napkinxc", spy)
+    m.fit(X, Y)
+    return seen["X"]
+
+
+@pytest.mark.parametrize("noise", ["dense", "support"])
+@pytest.mark.parametrize("sigma", [0.05, 0.3])
+def test_augmented_rows_carry_noise_of_variance_sigma_squared(monkeypatch, data, noise, sigma):
+    """The noise napkinXC trains on: rows n.. minus their clean originals. Its mean square over the N noisy
+    entries is sigma² within the chi²(N)/N interval (two-sided 1e-6), so no noise, or 10σ, fails."""
+    Xtr, Ytr, _, _ = data
+    m = ExtendedPLT(seed=0, adversarial=True, sigma=sigma, noise=noise, random_state=4)
+    Xa = _napkinxc_training_rows(monkeypatch, m, Xtr, Ytr)
+    n, idx = Xtr.shape[0], m.adv_indices_
+    assert Xa.shape[0] == n + len(idx) and (Xa[:n] != Xtr).nnz == 0
+    E = Xa[n:].toarray().astype(np.float64) - Xtr[idx].toarray()
+    e = E.ravel() if noise == "dense" else E[Xtr[idx].toarray() != 0]    # support noise: on the nonzeros only
+    if noise == "support": assert np.all(E[Xtr[idx].toarray() == 0] == 0)
+    N = e.size
+    lo, hi = stats.chi2.ppf([1e-6, 1 - 1e-6], N) / N
+    assert N > 1000 and lo < np.mean(e ** 2) / sigma ** 2 < hi, (np.mean(e ** 2), sigma ** 2, lo, hi)
+    assert abs(e.mean()) < 6 * sigma / np.sqrt(N)                           # centred
+
+
+def test_adversarial_model_differs_from_normal_on_the_same_seed(data):
+    Xtr, Ytr, Xte, _ = data
+    normal = ExtendedPLT(seed=0).fit(Xtr, Ytr).predict_proba(Xte, 3, as_csr=True).toarray()
+    for noise in ("dense", "support"):
+        adv = ExtendedPLT(seed=0, adversarial=True, sigma=0.3, noise=noise, random_state=0).fit(Xtr, Ytr)
+        assert np.abs(adv.predict_proba(Xte, 3, as_csr=True).toarray() - normal).max() > 1e-3, noise
+
+
+# --- explanations with names -----------------------------------------------------------------
+def test_explain_frame_with_feature_and_label_names(data):
+    Xtr, Ytr, Xte, _ = data
+    cols, labs = [f"f{j}" for j in range(30)], [f"tag{l}" for l in range(6)]
+    m = ExtendedPLT(seed=0).fit(pd.DataFrame(Xtr.toarray(), columns=cols), pd.DataFrame(Ytr.toarray(), columns=labs))
+    np.testing.assert_array_equal(m.feature_names_in_, cols)
+    x = pd.DataFrame(Xte[[0]].toarray(), columns=cols)
+    df = m.explain(x, 3, method="occlusion", as_frame=True)
+    assert list(df.columns) == ["rank", "feature", "feature_name", "score", "label", "label_name", "method"]
+    pairs = explain(m, Xte[[0]], 3, method="occlusion")
+    assert list(zip(df.feature, df.score)) == pairs and list(df.feature_name) == [cols[f] for f, _ in pairs]
+    assert set(df.label_name) == {labs[df.label.iloc[0]]} and list(df["rank"]) == [0, 1, 2]
+    plain = ExtendedPLT(seed=0).fit(Xtr, Ytr)
+    assert "feature_name" not in explain(plain, Xte[[0]], 3, as_frame=True).columns
+    named = explain(plain, Xte[[0]], 3, as_frame=True, feature_names=cols)
+    assert list(named.feature_name) == [cols[f] for f in named.feature]
+    with pytest.raises(ValueError, match="2 feature names"): explain(plain, Xte[[0]], as_frame=True, feature_names=["a", "b"])
