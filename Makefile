@@ -45,10 +45,10 @@ test-nbs: env
 test-py: env
 	$(BIN)/python -m pytest -q tests
 
-# MATHJAX=file:///path/to/MathJax.js typesets formulas where the CDN is unreachable
+# Quarto's site where Quarto is installed; otherwise an offline HTML preview (nbdev's page names, local MathJax)
 docs: env
 	@if command -v quarto >/dev/null 2>&1; then $(BIN)/nbdev_docs; \
-	else $(BIN)/python tools/preview_docs.py --out _preview $(if $(MATHJAX),--mathjax $(MATHJAX)); fi
+	else $(BIN)/python tools/preview_docs.py --out _preview && echo "open _preview/index.html"; fi
 
 # execute every notebook in place (cells flagged `slow` are left as they are), then clean
 run-nbs: env

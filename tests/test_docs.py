@@ -1,50 +1,218 @@
-"""The documentation preview: nbdev-processed notebooks rendered to HTML, opened in headless Chromium.
+"""The documentation preview, read in a real browser.
 
-The hosted site is built by `nbdev_docs` (Quarto); where Quarto is missing, `make docs` builds this
-preview. The test renders it and checks in a real browser that every chapter is linked and that the
-chapters carry their figures.
+Where Quarto is missing, `make docs` builds an HTML preview with `tools/preview_docs.py`. This
+module builds it once and opens every page in headless Chromium from file://, with no network and
+a virtual-time budget long enough for MathJax to typeset. In the rendered DOM of each page it
+checks what a reader would meet:
+
+- formulas are typeset: MathJax finished without a TeX error, and no `$$`, `\\(` or `\\[` is left in
+  the text outside code;
+- no `show_doc(` call and no Quarto attribute text (`{target=...}`) is visible;
+- every local link and image resolves to a file of the preview, and an anchor to an id of its page;
+  nothing (script, style, image) is loaded from the network;
+- no output holds a Python traceback or an error.
+
+Pages carry nbdev's names (`10_fals.ipynb` → `fals.html`), the index links every paper chapter by
+that name, and the chapters show their figures.
 """
-import re, shutil, subprocess, sys
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
 import pytest
+from nbdev.doclinks import _nbpath2html
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHAPTER_PAGES = ["10_fals.html", "20_extended_plt.html", "30_prakel.html", "40_alternatives.html"]
+NBS = ROOT / "nbs"
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+BUDGET_MS = 30_000  # virtual time for MathJax's scripts, fonts and typesetting
+NOTEBOOKS = sorted(p.relative_to(NBS) for p in NBS.rglob("*.ipynb")
+                   if not any(part.startswith(("_", ".")) for part in p.relative_to(NBS).parts))
+PAGES = {nb.as_posix(): _nbpath2html(nb).as_posix() for nb in NOTEBOOKS}  # nbdev 2.4's page names
+PAPER_CHAPTERS = {"10_fals.ipynb": "fals.html", "20_extended_plt.ipynb": "extended_plt.html",
+                  "30_prakel.ipynb": "prakel.html", "40_alternatives.ipynb": "alternatives.html"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+        "track", "wbr"}
+URL_ATTRS = {"a": "href", "area": "href", "link": "href", "img": "src", "script": "src", "source": "src",
+             "iframe": "src", "embed": "src", "video": "src", "audio": "src", "track": "src"}
+QUARTO_ATTRS = re.compile(r'\{(?:[#.][A-Za-z][\w-]*|[\w-]+=")[^{}]*\}')  # {#id}, {.class}, {key="value"}
 
-def dump_dom(url, tmp):
-    "The DOM of `url` after Chromium (headless, no network) has loaded it."
-    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+pytestmark = [pytest.mark.chromium,
+              pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium (Debian package 'chromium') "
+                                                          "is not installed")]
+
+
+class Dom(HTMLParser):
+    "What the test needs from a page's rendered DOM: ids, URLs, visible text, prose text, error outputs."
+
+    def __init__(self, dom):
+        super().__init__(convert_charrefs=True)
+        self.ids, self.urls, self.visible, self.prose = set(), [], [], []
+        self.body, self.errors, self.error_depth = {}, [], None
+        self.depth = Counter()  # open elements by tag
+        self.feed(dom)
+        self.close()
+        self.visible, self.prose = "".join(self.visible), "".join(self.prose)
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: v or "" for k, v in attrs}
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if a.get(key):
+                self.ids.add(a[key])
+        if tag == "body":
+            self.body = a
+        if URL_ATTRS.get(tag) in a:
+            self.urls.append((tag, a[URL_ATTRS[tag]], self.depth["nav"] > 0, a))
+        if tag == "div" and "mlx-error-output" in a.get("class", "").split():  # the preview marks errors
+            self.error_depth = self.depth["div"]
+            self.errors.append("")
+        if tag not in VOID:
+            self.depth[tag] += 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.depth[tag] -= 1
+
+    def handle_endtag(self, tag):
+        if tag not in VOID and self.depth[tag] > 0:
+            self.depth[tag] -= 1
+        if tag == "div" and self.depth["div"] == self.error_depth:
+            self.error_depth = None
+
+    def handle_data(self, data):
+        if self.depth["script"] or self.depth["style"]:
+            return
+        self.visible.append(data)
+        if self.error_depth is not None:
+            self.errors[-1] += data
+        if not any(self.depth[t] for t in ("code", "pre", "textarea")):
+            self.prose.append(data)
+
+
+def snippets(text, needle, width=60):
+    "Each place `needle` occurs in `text`, with a little context."
+    return [text[max(0, i - width):i + len(needle) + width].replace("\n", " ")
+            for i in (m.start() for m in re.finditer(re.escape(needle), text))]
+
+
+def dump_dom(path, profile):
+    "The DOM of the page at `path` after headless Chromium (file://, no network) has loaded and typeset it."
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={tmp}", "--dump-dom", url], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]
+                        "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}",
+                        f"--virtual-time-budget={BUDGET_MS}", "--dump-dom", path.as_uri()],
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0 and "<body" in r.stdout, f"{path.name}: Chromium failed\n{r.stderr[-2000:]}"
     return r.stdout
+
 
 @pytest.fixture(scope="module")
 def preview(tmp_path_factory):
+    "The preview, built once: (folder, the build's exit status and log)."
     out = tmp_path_factory.mktemp("preview")
     r = subprocess.run([sys.executable, "tools/preview_docs.py", "--out", str(out)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    return out
+                       capture_output=True, text=True, timeout=900)
+    return out, r.returncode, r.stdout[-3000:] + r.stderr[-3000:]
 
-def test_preview_pages_exist(preview):
-    pages = {p.name for p in preview.glob("*.html")}
-    assert "index.html" in pages
-    for nb in (ROOT / "nbs").glob("[0-9]*.ipynb"):
-        assert nb.stem + ".html" in pages, nb.name
-    # the committed notebooks carry their figures (executed with an inline backend), Chromium or not
-    for page in CHAPTER_PAGES:
-        if (preview / page).exists():
-            assert "data:image/png;base64," in (preview / page).read_text(encoding="utf-8"), f"{page}: no figure in the page"
 
-@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium (Debian package 'chromium') not installed")
-def test_index_in_chromium_links_chapters_and_chapters_have_figures(preview, tmp_path):
-    dom = dump_dom((preview / "index.html").as_uri(), tmp_path / "p0")
-    assert "mlxplain" in dom and "Quick start" in dom
-    existing = [p for p in CHAPTER_PAGES if (preview / p).exists()]
-    for page in existing: assert f"href=\"{page}\"" in dom or f"href='{page}'" in dom, page
-    for i, page in enumerate(existing):
-        d = dump_dom((preview / page).as_uri(), tmp_path / f"p{i+1}")
-        imgs = re.findall(r"<img[^>]+src=\"data:image/png;base64,", d)
-        assert imgs, f"{page}: no figure rendered"
+@pytest.fixture(scope="module")
+def doms(preview, tmp_path_factory):
+    "Every page's rendered DOM, parsed; page path relative to the preview → `Dom`."
+    out = preview[0]
+    pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html") if "mathjax" not in p.parts)
+    profiles = tmp_path_factory.mktemp("chromium")
+    with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
+        dumped = pool.map(lambda ip: dump_dom(out / ip[1], profiles / str(ip[0])), enumerate(pages))
+        return {page: Dom(dom) for page, dom in zip(pages, dumped)}
+
+
+def test_preview_builds(preview):
+    out, rc, log = preview
+    assert rc == 0, f"tools/preview_docs.py failed:\n{log}"
+
+
+def test_pages_have_nbdev_names(preview):
+    out = preview[0]
+    assert PAGES["10a_fals_experiments.ipynb"] == "fals_experiments.html"  # nbdev drops `10a_`
+    for nb, page in PAPER_CHAPTERS.items():
+        assert PAGES[nb] == page, nb
+    built = {p.relative_to(out).as_posix() for p in out.rglob("*.html") if "mathjax" not in p.parts}
+    expected = set(PAGES.values())
+    assert built == expected, f"missing {sorted(expected - built)}; unexpected {sorted(built - expected)}"
+
+
+def test_index_links_every_chapter(doms):
+    index = doms["index.html"]
+    linked = {urlsplit(url).path for tag, url, in_nav, _ in index.urls if tag == "a" and not in_nav}
+    missing = sorted(page for nb, page in PAPER_CHAPTERS.items()
+                     if (NBS / nb).exists() and page not in linked)
+    assert not missing, f"the index text does not link {missing} (links: {sorted(linked)})"
+
+
+@pytest.mark.parametrize("page", sorted(set(PAPER_CHAPTERS.values())))
+def test_chapter_shows_figures(doms, preview, page):
+    assert page in doms, f"{page} was not built"
+    imgs = [url for tag, url, _, _ in doms[page].urls if tag == "img"]
+    figures = [u for u in imgs
+               if u.startswith("data:image/") or (preview[0] / unquote(u.split("#")[0])).is_file()]
+    assert figures, f"{page}: no figure shown"
+
+
+def resolve(out, page, url, doms):
+    "Why the local `url` written in `page` does not resolve, or None when it does."
+    parts = urlsplit(url)
+    target = page
+    if parts.path:
+        target = os.path.normpath(os.path.join(os.path.dirname(page), unquote(parts.path)))
+    path = (out / target).resolve()
+    if not path.is_relative_to(out.resolve()):
+        return f"{url}: outside the preview"
+    if not path.is_file():
+        return f"{url}: no such file"
+    if parts.fragment:
+        ids = doms[target].ids if target in doms else Dom(path.read_text(errors="replace")).ids
+        if unquote(parts.fragment) not in ids:
+            return f"{url}: no id '{unquote(parts.fragment)}' in {target}"
+    return None
+
+
+@pytest.mark.parametrize("page", sorted(set(PAGES.values())))
+def test_page_reads_right_in_chromium(preview, doms, page):
+    out = preview[0]
+    assert page in doms, f"{page} was not built"
+    d, problems = doms[page], []
+    # formulas: MathJax ran to its end without a TeX error, and left no delimiters in the text
+    state = d.body.get("data-mathjax")
+    if state != "done":
+        problems.append(f"MathJax state {state!r} (not finished in {BUDGET_MS} ms, or not loaded); "
+                        f"errors: {d.body.get('data-mathjax-errors', '')[:1500]}")
+    for delim in ("$$", "\\(", "\\["):
+        problems += [f"raw {delim} in the text: ...{s}..." for s in snippets(d.prose, delim)]
+    # no source of the API entries or Quarto syntax on show
+    for raw in ("show_doc(", "{target="):
+        problems += [f"visible {raw!r}: ...{s}..." for s in snippets(d.visible, raw)]
+    problems += [f"Quarto attributes in the text: {m.group(0)[:80]}" for m in QUARTO_ATTRS.finditer(d.prose)]
+    # links and images
+    for tag, url, _, attrs in d.urls:
+        scheme = urlsplit(url).scheme.lower()
+        if scheme in ("data", "mailto", "javascript"):
+            continue
+        if scheme or url.startswith("//"):
+            if tag != "a":
+                problems.append(f"<{tag}> loads {url} from the network")
+            continue
+        why = resolve(out, page, url, doms)
+        if why:
+            problems.append(f"broken <{tag}> link {why}")
+    # outputs
+    problems += [f"error output: {' '.join(e.split())[-300:]}" for e in d.errors]
+    problems += [f"traceback: ...{s}..." for s in snippets(d.visible, "Traceback (most recent call last)")]
+    assert not problems, f"{page}: {len(problems)} problem(s)\n" + "\n".join(problems[:40])
