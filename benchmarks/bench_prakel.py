@@ -1,6 +1,6 @@
 """PRAkEL timing: training time vs K on growing label subsets of CAL500, and PRAkEL vs RAkEL vs EPCC (ratios, one run).
 
-Targets (issue 5): PRAkEL ≤ 1.5× RAkEL training time with uniform weighting; GW's extra cost ≤ 20%; time linear in K.
+Targets: PRAkEL ≤ 1.5× RAkEL training time with uniform weighting; GW's extra cost ≤ 20%; time linear in K.
 Section 3 repeats the PRAkEL/RAkEL and GW ratios on larger data (yeast, enron, corel5k) next to a flop model of the
 shared-SVD learner: PRAkEL needs one more product than RAkEL per sub-problem, its in-sample prediction X W.
 Peers: our RAkEL and scikit-multilearn-ng's RakelO with the same ridge base learner, EPCC (logistic regression).
