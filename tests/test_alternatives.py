@@ -571,3 +571,180 @@ def test_paper_design_cell_covers_both_k_and_all_searches(data_home):
     seq = df[df.search == "seq."]
     assert seq.a.max() == 2 and df[df.search != "seq."].a.max() == 1
     assert df.status.isin(["optimal", "feasible", "infeasible", "not solved"]).all()
+
+
+# ---- inputs as users pass them ------------------------------------------------------------------------------------
+
+def test_multilabel_y_is_refused_with_its_shape(bc):
+    X, y = bc
+    with pytest.raises(ValueError, match=r"y must be 1-D .*\(569, 2\)"):
+        AlternativeFeatureSelector().fit(X, np.c_[y, 1 - y])
+    sel = AlternativeFeatureSelector(k=3, n_alternatives=0, random_state=0).fit(X[:200], y[:200, None])  # a column is fine
+    assert sel.statuses_ == ["optimal"]
+
+
+@pytest.mark.parametrize("tl", [-1, 0, float("nan"), float("inf"), "10"])
+def test_time_limit_out_of_range_is_a_value_error(bc, tl):
+    X, y = bc
+    with pytest.raises(ValueError, match=r"time_limit=.*\(0, inf\)"):
+        AlternativeFeatureSelector(time_limit=tl).fit(X, y)
+    with pytest.raises(ValueError, match=r"time_limit=.*\(0, inf\)"):
+        AlternativeFeatureSelector(objective=np.arange(6.0), k=2, time_limit=tl).fit()
+    if not isinstance(tl, str):
+        with pytest.raises(ValueError, match=r"\(0, inf\)"):
+            solve_alternatives({"kind": "linear", "q": np.arange(6.0), "n": 6}, 2, 0.5, 2, time_limit=tl)
+
+
+def test_random_state_accepts_a_numpy_random_state(bc):
+    X, y = bc
+    kw = dict(objective="mi", k=3, n_alternatives=1, tau=0.5)
+    a = AlternativeFeatureSelector(**kw, random_state=np.random.RandomState(7)).fit(X[:200], y[:200])
+    b = AlternativeFeatureSelector(**kw, random_state=np.random.RandomState(7)).fit(X[:200], y[:200])
+    assert a.statuses_ == ["optimal"] * 2 and a.qualities_ == b.qualities_  # same generator state, same result
+    for bad in ("seed", 1.5, -1, True):
+        with pytest.raises(ValueError, match="random_state="):
+            AlternativeFeatureSelector(**kw, random_state=bad).fit(X[:200], y[:200])
+
+
+@pytest.mark.parametrize("objective", ["mi", "model_gain", "fcbf", "mrmr"])
+def test_string_class_labels_equal_integer_labels(bc, objective):
+    X, y = bc
+    names = np.array(["benign", "malignant"])  # sorted: "benign" -> 0, "malignant" -> 1, i.e. 1 - y
+    kw = dict(objective=objective, k=3, n_alternatives=1, tau=0.5, random_state=0)
+    a = AlternativeFeatureSelector(**kw).fit(X[:150, :8], names[1 - y[:150]])
+    b = AlternativeFeatureSelector(**kw).fit(X[:150, :8], 1 - y[:150])
+    assert [s.tolist() for s in a.feature_sets_] == [s.tolist() for s in b.feature_sets_] and a.qualities_ == b.qualities_
+    np.testing.assert_allclose(a.score_sets(X[150:250, :8], names[1 - y[150:250]]), b.score_sets(X[150:250, :8], 1 - y[150:250]))
+
+
+@pytest.mark.parametrize("idx", [[1.7], [1.0], [True], [30], [-1], ["a"]])
+def test_must_select_needs_integer_indices_in_range(bc, idx):
+    X, y = bc
+    with pytest.raises(ValueError, match=r"must_select=.*integer feature indices in \[0, 29\]"):
+        AlternativeFeatureSelector(must_select=idx).fit(X, y)
+    with pytest.raises(ValueError, match=r"must_not_select=.*\[0, 29\]"):
+        AlternativeFeatureSelector(must_not_select=idx).fit(X, y)
+
+
+@pytest.mark.parametrize("kw", [dict(search="simultaneous"), dict(search="simultaneous", aggregation="min"),
+                                dict(method="greedy_replacement"), dict(method="greedy_balancing")])
+def test_results_time_is_each_sets_own_share(kw):
+    q = np.random.default_rng(0).random(15)
+    sel = AlternativeFeatureSelector(objective=q, k=3, n_alternatives=3, tau=0.5, **kw).fit()
+    t = sel.results_["time"]
+    assert t.nunique() == 1 and len(t) == 4  # one call for all sets, split evenly
+    seq = AlternativeFeatureSelector(objective=q, k=3, n_alternatives=3, tau=0.5).fit()
+    assert seq.results_["time"].tolist() == seq.times_ and seq.results_["time"].nunique() == 4  # one call per set
+    t0 = time.perf_counter()
+    sel.fit()
+    assert sum(sel.times_) <= time.perf_counter() - t0  # the shares add up to at most the wall time of the fit
+
+
+# ---- the scikit-learn selector interface ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bc_frame():
+    return load_breast_cancer(return_X_y=True, as_frame=True)
+
+
+def test_selector_api_pandas_names_and_set_output(bc_frame):
+    from sklearn.base import clone
+    X, y = bc_frame
+    sel = AlternativeFeatureSelector(objective="mi", k=4, n_alternatives=2, tau=0.5, random_state=0, use_alternative=2).fit(X, y)
+    assert list(sel.feature_names_in_) == list(X.columns) and sel.n_features_in_ == 30
+    for i in range(3):
+        assert sel.get_support(alternative=i, indices=True).tolist() == sel.feature_sets_[i].tolist()
+        assert sel.get_support(alternative=i).sum() == 4
+    assert list(sel.get_feature_names_out()) == list(X.columns[sel.feature_sets_[2]])
+    np.testing.assert_array_equal(sel.transform(X), X.values[:, sel.feature_sets_[2]])
+    out = clone(sel).set_output(transform="pandas").fit_transform(X, y)
+    assert list(out.columns) == list(sel.get_feature_names_out()) and out.index.equals(X.index)
+    with pytest.raises(ValueError, match=r"alternative=3: .*\[0, 2\]"):
+        sel.get_support(alternative=3)
+    with pytest.raises(ValueError, match="use_alternative=3"):
+        clone(sel).set_params(use_alternative=3).fit(X, y)
+    inf = AlternativeFeatureSelector(objective=np.linspace(1, 0.1, 12), k=5, n_alternatives=3, tau=1.0, use_alternative=2).fit()
+    with pytest.raises(ValueError, match="set 2 was not found .*infeasible"):
+        inf.transform(np.zeros((3, 12)))
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        AlternativeFeatureSelector().transform(X.values)
+
+
+def test_pipeline_grid_search_over_tau_and_alternative(bc_frame):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+    from sklearn.tree import DecisionTreeClassifier
+    X, y = bc_frame
+    pipe = Pipeline([("select", AlternativeFeatureSelector(objective="mi", k=3, n_alternatives=1, random_state=0)),
+                     ("tree", DecisionTreeClassifier(max_depth=2, random_state=0))])
+    grid = GridSearchCV(pipe, {"select__tau": [0.5, 1.0], "select__use_alternative": [0, 1]}, cv=2,
+                        scoring="matthews_corrcoef").fit(X.iloc[:300], y.iloc[:300])
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all() and len(grid.cv_results_["params"]) == 4
+    best = grid.best_estimator_[0]
+    assert (best.tau, best.use_alternative) == (grid.best_params_["select__tau"], grid.best_params_["select__use_alternative"])
+    assert list(grid.best_estimator_[:-1].get_feature_names_out()) == list(X.columns[best.feature_sets_[best.use_alternative]])
+    assert grid.predict(X.iloc[300:]).shape == (len(X) - 300,)
+
+
+# ---- every objective x search x aggregation equals brute force over all feature subsets ----------------------------
+
+def _brute_step(value, ok, n, k, ov, fixed):
+    "Best value of one k-set (passing `ok`) that overlaps every fixed set in <= ov features; -inf if none."
+    vals = [value(list(F)) for F in itertools.combinations(range(n), k)
+            if ok(F) and all(len(set(F) & set(G.tolist())) <= ov for G in fixed)]
+    return max(vals, default=-np.inf)
+
+
+def _brute_joint(value, ok, n, k, ov, n_sets, agg):
+    "Best aggregated value of n_sets k-sets (each passing `ok`), pairwise overlap <= ov; -inf if none."
+    C = [F for F in itertools.combinations(range(n), k) if ok(F)]
+    v = [value(list(F)) for F in C]
+    best = -np.inf
+    for tup in itertools.combinations(range(len(C)), n_sets):
+        if all(len(set(C[i]) & set(C[j])) <= ov for i, j in itertools.combinations(tup, 2)):
+            best = max(best, (sum if agg == "sum" else min)(v[i] for i in tup))
+    return best
+
+
+@pytest.mark.parametrize("objective", ["user", "mi", "model_gain", "fcbf", "mrmr"])
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 7), k=st.integers(1, 3), a=st.integers(1, 2),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]))
+def test_every_objective_and_search_equals_brute_force(objective, seed, n, k, a, tau):
+    k = max(k, 2) if objective == "mrmr" else k
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, n))
+    y = (X[:, 0] + X[:, 1 % n] * rng.normal(size=60) + rng.normal(size=60) > 0).astype(int)
+    obj = rng.random(n) - 0.3 if objective == "user" else objective  # user qualities may be negative
+    ov = max_overlap(k, tau)
+    problem = None
+    for search, agg, form in [("sequential", "sum", "paper"), ("simultaneous", "sum", "paper"), ("simultaneous", "min", "paper"),
+                              ("simultaneous", "sum", "fast"), ("simultaneous", "min", "fast")]:
+        sel = AlternativeFeatureSelector(objective=obj, k=k, n_alternatives=a, tau=tau, search=search, aggregation=agg,
+                                         formulation=form, random_state=0, time_limit=None)
+        if problem is None:  # the first search runs fit; the others reuse its (costly) MI estimates
+            problem = sel.fit(X, y).problem_
+        else:
+            sel._fit_problem(X, y, n, sel_kind, np.array([], int), np.array([], int), problem)
+        sel_kind, p = sel.kind_, sel.problem_
+        value = (lambda F: mrmr_value(F, p["rel"], p["R"])) if p["kind"] == "mrmr" else (lambda F: float(p["q"][F].sum()))
+        pairs = set(map(tuple, p.get("pairs", [])))
+        ok = lambda F: not any((j1, j2) in pairs or (j2, j1) in pairs for j1, j2 in itertools.combinations(F, 2))
+        if search == "sequential":
+            for i, s in enumerate(sel.feature_sets_):  # each step is optimal given the sets found before it
+                best = _brute_step(value, ok, n, k, ov, [f for f in sel.feature_sets_[:i] if f is not None])
+                if best == -np.inf:
+                    assert s is None and sel.statuses_[i] == "infeasible"
+                    continue
+                assert sel.statuses_[i] == "optimal" and len(s) == k and ok(tuple(s))
+                assert -1e-9 <= best - value(list(s)) <= cpsat_error_bound(p, k, 1) + 1e-9
+        else:
+            best = _brute_joint(value, ok, n, k, ov, a + 1, agg)
+            if best == -np.inf:
+                assert sel.statuses_ == ["infeasible"] * (a + 1)
+                continue
+            assert sel.statuses_ == ["optimal"] * (a + 1) and all(len(s) == k and ok(tuple(s)) for s in sel.feature_sets_)
+            assert all(len(set(s1) & set(s2)) <= ov for s1, s2 in itertools.combinations(sel.feature_sets_, 2))
+            got = (sum if agg == "sum" else min)(value(list(s)) for s in sel.feature_sets_)
+            assert -1e-9 <= best - got <= cpsat_error_bound(p, k, a + 1, agg, None, form) + 1e-9
