@@ -1,22 +1,33 @@
 """Benchmark FALS against per-label random forests, LIFT and Captum-based scoring, in one run on the same data.
 
-Usage: python benchmarks/bench_fals.py [--data bibtex] [--rf-labels N] [--captum-samples 500] [--trees 100] [--device cpu] [--out FILE]
+Usage: python benchmarks/bench_fals.py [--data bibtex | synthetic] [--quick] [--rf-labels N] [--captum-samples 500]
+                                       [--trees 100] [--device cpu] [--skip rf,lift] [--out FILE]
+       python benchmarks/bench_fals.py --busy [--repeats 5]
+       python benchmarks/bench_fals.py --rounding [--data bibtex]
 
 `--out FILE` also writes the report to FILE, headed by the command line, the UTC time and the machine's load
 average (the committed nbs/results/fals/bench_bibtex.txt is written this way; see its first line).
 
 Data: the training split of `--data` from $MLXPLAIN_DATA (default bibtex: 4880 x 1836 sparse, 159 labels); with
-`--data synthetic` (or when the staged data are missing) a sparse bibtex-shaped set from make_label_specific.
-Each method runs in its own child process (fork) so that its peak resident memory (ru_maxrss) is its own; the
-Python-heap peak (tracemalloc) is reported too. Times are wall seconds, single-threaded, after torch's start-up.
-`--device cuda` fits FALS (both FALS rows) on the GPU; RF, LIFT and Captum stay on one CPU thread, so the ratios then
-compare FALS on the GPU with the CPU peers (the paper's Table 4 has such a FALS_GPU column).
-`--rf-labels N` times RF on the first N labels only and scales the time by C/N (printed as "extrapolated").
-Captum scoring (Saliency, one backward pass per label) is compared with the closed form on the same
-`--captum-samples` instances. Prints `ours / peer` ratios, the multiply-add counts of FALS's cost model (`tlp_costs`:
-one epoch against exact scoring) and, untimed, how far `score_samples=0.1` lands from the exact scores of the same network.
+`--data synthetic` (or when the staged data are missing) a sparse bibtex-shaped set from make_label_specific;
+`--quick` a small sparse synthetic set (1000 x 200, 10 labels; 20 trees, 100 Captum instances) that checks the
+script in seconds.
+
+Every method runs twice, each time in a fresh Python process of its own (this script with --child): a *time* run
+with nothing but `perf_counter` around the work (after a warm-up fit), and a *memory* run that reports the process's
+peak resident set size (`ru_maxrss`), in total and over the peak before the work began. Times are wall seconds,
+single-threaded (FALS(n_threads=1)), after torch's start-up. `--device cuda` fits FALS on the GPU; RF, LIFT and Captum
+stay on one CPU thread (the paper's Table 4 has such a FALS_GPU column). `--rf-labels N` times RF on the first N
+labels only and scales the time by C/N (printed as "extrapolated"). Captum scoring (Saliency, one backward pass per
+label) is compared with the closed form on the same `--captum-samples` instances. Prints `ours / peer` time and
+memory ratios, the multiply-add counts of FALS's cost model (`tlp_costs`: one epoch against exact scoring) and,
+untimed, how far `score_samples=0.1` lands from the exact scores of the same network.
+
+`--busy`: a 3000 x 60 x 6 FALS fit idle and next to one CPU-bound competing process (`python -c "while True: pass"`,
+paused with SIGSTOP for the idle fit of each pair and killed at the end), `--repeats` interleaved pairs, for
+n_threads=None (the default rule: 1 thread here) and n_threads=2; prints medians and the median busy / idle ratio.
 """
-import argparse, datetime, multiprocessing as mp, os, platform, resource, shlex, sys, time, tracemalloc
+import argparse, datetime, json, os, platform, resource, shlex, statistics, subprocess, sys, time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -24,148 +35,260 @@ import numpy as np
 import torch
 
 torch.set_num_threads(1)
+TASKS = ("fals", "fals_sub", "rf", "lift", "captum")
 
 
-def _load(name):
+def _load(args):
     from mlxplain.data import load_split, make_label_specific
+    if args.quick:
+        ds, _ = make_label_specific(n_samples=1000, n_features=200, n_labels=10, n_relevant=5, sparse=True,
+                                    random_state=0)
+        return ds.X, ds.Y_dense, "quick synthetic sparse make_label_specific"
     home = Path(os.environ.get("MLXPLAIN_DATA", "../shared/data"))
-    if name != "synthetic" and (home / "multilabel").exists():
-        tr, _ = load_split(name, data_home=home)
-        return tr.X, tr.Y_dense, f"{name} train split"
-    ds, _ = make_label_specific(n_samples=4880, n_features=1836, n_labels=159, n_relevant=10, sparse=True, random_state=0)
+    if args.data != "synthetic" and (home / "multilabel").exists():
+        tr, _ = load_split(args.data, data_home=home)
+        return tr.X, tr.Y_dense, f"{args.data} train split"
+    ds, _ = make_label_specific(n_samples=4880, n_features=1836, n_labels=159, n_relevant=10, sparse=True,
+                                random_state=0)
     return ds.X, ds.Y_dense, "synthetic sparse (bibtex-shaped) make_label_specific"
 
 
-def _child(task, args, q):
-    import warnings; warnings.simplefilter("ignore")
-    from mlxplain.fals import FALS, RFSelector, LIFT, tlp_scores, tlp_costs
-    X, Y, _ = _load(args.data)
-    FALS(epochs=1, random_state=0, device=args.device if task.startswith("fals") else "cpu").fit(X[:64], Y[:64])   # torch (and the device) start-up, not timed
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    tracemalloc.start(); t0 = time.perf_counter(); info = {}
+def _maxrss_mb():
+    "Peak resident set size of this process so far, MB (ru_maxrss is in KiB on Linux)."
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _work(task, args, X, Y):
+    "Run one method once; returns (info, extra) where extra() computes untimed facts afterwards."
+    from mlxplain.fals import FALS, RFSelector, LIFT, tlp_scores
+    extra = dict
     if task in ("fals", "fals_sub"):   # exact Eq. 12, or averaged over a 10% random subset of the instances
-        f = FALS(k=0.1, random_state=0, score_samples=0.1 if task == "fals_sub" else None, device=args.device).fit(X, Y)
+        f = FALS(k=0.1, random_state=0, n_threads=1, score_samples=0.1 if task == "fals_sub" else None,
+                 device=args.device).fit(X, Y)
         info = {"train_s": f.fit_time_["train"], "score_s": f.fit_time_["score"], "epoch_s": f.fit_time_["train"] / f.epochs}
-        extra = lambda: _fals_extra(task, f, X)   # not timed: cost model, and the subsample's error against exact scores
+        extra = lambda: _fals_extra(task, f, X)
     elif task == "rf":
         n = args.rf_labels or Y.shape[1]
         RFSelector(k=0.1, n_estimators=args.trees, random_state=0).fit(X, Y[:, :n])
         info = {"labels_timed": n}
     elif task == "lift":
         LIFT(ratio=0.1, random_state=0).fit_features(X, Y)
+        info = {}
     elif task == "captum":
         from captum.attr import Saliency
-        f = FALS(k=0.1, random_state=0).fit(X, Y)
+        f = FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
         idx = np.random.default_rng(0).choice(X.shape[0], min(args.captum_samples, X.shape[0]), replace=False)
-        Xs = X[idx]; xs = torch.from_numpy(Xs.toarray() if hasattr(Xs, "toarray") else Xs).float()
+        Xs = X[idx]
+        xs = torch.from_numpy(Xs.toarray() if hasattr(Xs, "toarray") else Xs).float().requires_grad_()
         prob = torch.nn.Sequential(*f.model_, torch.nn.Sigmoid())
-        tracemalloc.reset_peak(); t0 = time.perf_counter()
-        S = np.stack([(Saliency(prob).attribute(xs, target=c, abs=False) ** 2).mean(0).numpy() for c in range(Y.shape[1])])
+        t0 = time.perf_counter()
+        S = np.stack([(Saliency(prob).attribute(xs, target=c, abs=False) ** 2).mean(0).detach().numpy()
+                      for c in range(Y.shape[1])])
         t_captum = time.perf_counter() - t0
-        t1 = time.perf_counter(); S2 = tlp_scores(f.model_, Xs); t_closed = time.perf_counter() - t1
-        info = {"captum_s": t_captum, "closed_s": t_closed, "max_rel_diff": float(np.abs(S - S2).max() / S2.max()), "n": len(idx)}
+        t1 = time.perf_counter()
+        S2 = tlp_scores(f.model_, Xs)
+        t_closed = time.perf_counter() - t1
+        info = {"captum_s": t_captum, "closed_s": t_closed, "max_rel_diff": float(np.abs(S - S2).max() / S2.max()),
+                "n": len(idx)}
+    return info, extra
+
+
+def child(args):
+    "One method in this fresh process: --mode time (perf_counter only) or memory (ru_maxrss); prints one JSON line."
+    import warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.fals import FALS
+    X, Y, _ = _load(args)
+    dev = args.device if args.child.startswith("fals") else "cpu"
+    FALS(epochs=1, random_state=0, n_threads=1, device=dev).fit(X[:64], Y[:64])   # torch (and device) start-up
+    start = _maxrss_mb()
+    t0 = time.perf_counter()
+    info, extra = _work(args.child, args, X, Y)
     secs = time.perf_counter() - t0
-    py_peak = tracemalloc.get_traced_memory()[1] / 2**20; tracemalloc.stop()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if task in ("fals", "fals_sub"): info.update(extra())
-    q.put({"task": task, "seconds": secs, "rss_peak_mb": rss, "rss_over_start_mb": rss - base, "py_heap_peak_mb": py_peak, **info})
+    if args.mode == "memory":
+        peak = _maxrss_mb()
+        out = {"rss_peak_mb": peak, "rss_over_start_mb": peak - start}
+    else:
+        out = {"seconds": secs, **info, **extra()}
+    print(json.dumps({"task": args.child, **out}, default=float))
+
+
+def run(task, args, mode):
+    "Run `task` in a fresh interpreter (this script with --child) and return its JSON result."
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", task, "--mode", mode, "--data", args.data,
+           "--trees", str(args.trees), "--captum-samples", str(args.captum_samples), "--device", args.device]
+    if args.rf_labels: cmd += ["--rf-labels", str(args.rf_labels)]
+    if args.quick: cmd += ["--quick"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode: raise RuntimeError(f"{task} ({mode}) failed:\n{r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def _fals_extra(task, f, X):
-    "Untimed facts about a fitted FALS: the multiply-add counts of the cost model (exact fit), or how far the subsampled scores are from exact ones."
+    "Untimed facts about a fitted FALS: the cost model's multiply-adds (exact fit), or the subsample's error."
     from mlxplain.fals import tlp_scores, tlp_costs
     if task == "fals": return {"costs": tlp_costs(f.model_, X, f.batch_size)}
-    exact = tlp_scores(f.model_, X, device=next(f.model_.parameters()).device); k = f.k_   # same seed, same network: the scores differ only by the instances averaged
+    exact = tlp_scores(f.model_, X, device=next(f.model_.parameters()).device)   # same network, all instances
+    k = f.k_
     top = lambda S: np.argsort(-S, axis=1, kind="stable")[:, :k]
     ov = np.array([len(np.intersect1d(a, b)) / k for a, b in zip(top(exact), top(f.scores_))])
     rel = np.abs(f.scores_ - exact).sum(1) / exact.sum(1)
-    return {"overlap_mean": ov.mean(), "overlap_min": ov.min(), "overlap_p10": np.percentile(ov, 10), "l1_rel_median": np.median(rel), "k": k}
+    return {"overlap_mean": ov.mean(), "overlap_min": ov.min(), "overlap_p10": np.percentile(ov, 10),
+            "l1_rel_median": np.median(rel), "k": k}
 
 
-def _rounding(args, q):
+def rounding(args):
     "Same seed and initial weights, three ways to train (10 epochs): how far apart are the selected features? Untimed."
-    import warnings; warnings.simplefilter("ignore")
+    import warnings
+    warnings.simplefilter("ignore")
     from mlxplain.fals import make_tlp, tlp_scores, _train, _train_reference, _check_X, _check_Y, _resolve_hidden, _resolve_k
-    X, Y, _ = _load(args.data); X = _check_X(X); Y = _check_Y(Y, X.shape[0]); (N, D), C = X.shape, Y.shape[1]
-    H = _resolve_hidden(None, D, C, "fals"); k = _resolve_k(0.1, D)
-    torch.manual_seed(0); state = make_tlp(D, H, C).state_dict()
+    X, Y, _ = _load(args)
+    X = _check_X(X)
+    Y = _check_Y(Y, X.shape[0])
+    (N, D), C = X.shape, Y.shape[1]
+    H, k = _resolve_hidden(None, D, C, "fals"), _resolve_k(0.1, D)
+    torch.manual_seed(0)
+    state = make_tlp(D, H, C).state_dict()
     runs = {"replaced loop, CSR input": lambda m: _train_reference(m, X, Y, 10, 64, 1e-2, 0),
             "replaced loop, dense input": lambda m: _train_reference(m, X.toarray(), Y, 10, 64, 1e-2, 0),
             "current loop, CSR input": lambda m: _train(m, X, Y, 10, 64, 1e-2, 0.0, 0, torch.device("cpu"))}
     top = {}
     for name, fit in runs.items():
-        m = make_tlp(D, H, C); m.load_state_dict(state); fit(m)
+        m = make_tlp(D, H, C)
+        m.load_state_dict(state)
+        fit(m)
         top[name] = np.argsort(-tlp_scores(m, X), axis=1, kind="stable")[:, :k]
     ref = top["replaced loop, CSR input"]
-    q.put({name: [len(np.intersect1d(a, b)) / k for a, b in zip(ref, t)] for name, t in top.items() if t is not ref} | {"k": k})
+    return {name: [len(np.intersect1d(a, b)) / k for a, b in zip(ref, t)] for name, t in top.items() if t is not ref}, k
 
 
-def run(task, args):
-    ctx = mp.get_context("fork"); q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(task, args, q)); p.start(); r = q.get(); p.join()
-    return r
+def busy(args, print):
+    "FALS fit times idle and next to one CPU-bound process, paired and interleaved, for two thread settings."
+    import signal, warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.data import make_label_specific
+    from mlxplain.fals import FALS
+    ds, _ = make_label_specific(n_samples=3000, n_features=60, n_labels=6, random_state=0)
+    def fit(n_threads, seed):
+        f = FALS(random_state=seed, n_threads=n_threads)
+        t0 = time.perf_counter()
+        f.fit(ds.X, ds.Y)
+        return time.perf_counter() - t0, f.n_threads_
+    print(f"FALS fit on 3000 x 60 x 6 (dense); competing process: python -c 'while True: pass', paused (SIGSTOP) for "
+          f"the idle fit and running for the busy fit of each of {args.repeats} pairs; medians and the median pair ratio")
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        for n_threads in (None, 2):
+            hog.send_signal(signal.SIGSTOP)
+            _, used = fit(n_threads, 0)                                    # warm-up
+            idle, loaded = [], []
+            for r in range(args.repeats):
+                hog.send_signal(signal.SIGSTOP)
+                idle.append(fit(n_threads, r)[0])
+                hog.send_signal(signal.SIGCONT)
+                time.sleep(0.05)
+                loaded.append(fit(n_threads, r)[0])
+            ratio = statistics.median(b / a for a, b in zip(idle, loaded))
+            print(f"  n_threads={n_threads!s:4s} ({used} thread{'s' if used > 1 else ''}): idle {statistics.median(idle):.3f} s, "
+                  f"busy {statistics.median(loaded):.3f} s, busy / idle = {ratio:.2f} (median of the pair ratios)")
+    finally:
+        hog.kill()
+        hog.wait()
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="bibtex"); ap.add_argument("--rf-labels", type=int, default=None)
-    ap.add_argument("--trees", type=int, default=100); ap.add_argument("--captum-samples", type=int, default=500)
-    ap.add_argument("--device", default="cpu", help="device of the FALS fits (cpu or cuda); the peers always run on one CPU thread")
+    ap.add_argument("--data", default="bibtex")
+    ap.add_argument("--quick", action="store_true", help="small synthetic set: checks the script in seconds")
+    ap.add_argument("--rf-labels", type=int, default=None)
+    ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--captum-samples", type=int, default=500)
+    ap.add_argument("--device", default="cpu", help="device of the FALS fits (cpu or cuda); peers run on one CPU thread")
     ap.add_argument("--skip", default="", help="comma-separated tasks to skip (rf, lift, captum)")
     ap.add_argument("--out", default=None, help="also write the report to this file")
-    ap.add_argument("--rounding", action="store_true", help="instead of timing: train 10 epochs from one seed and init with the replaced loop "
-                    "(CSR and dense input) and the current one, and compare the selected features (top-k overlap per label)")
+    ap.add_argument("--rounding", action="store_true", help="instead of timing: train 10 epochs from one seed and init "
+                    "with the replaced loop (CSR and dense input) and the current one; compare the top-k overlaps")
+    ap.add_argument("--busy", action="store_true", help="instead of the comparison: a small fit idle vs next to a busy process")
+    ap.add_argument("--repeats", type=int, default=5, help="fits per setting in --busy")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--mode", default="time", choices=("time", "memory"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.quick:
+        args.trees, args.captum_samples = min(args.trees, 20), min(args.captum_samples, 100)
+    if args.child: return child(args)
     lines = []
     def print(*a):  # the report goes to stdout and, with --out, to the file
-        s = " ".join(map(str, a)); lines.append(s); sys.stdout.write(s + "\n"); sys.stdout.flush()
+        s = " ".join(map(str, a))
+        lines.append(s)
+        sys.stdout.write(s + "\n")
+        sys.stdout.flush()
+    def save():
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"command: python {' '.join(shlex.quote(a) for a in [os.path.relpath(__file__)] + sys.argv[1:])}")
-    print(f"run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} on {platform.machine()}, {os.cpu_count()} CPUs, "
-          f"load average at start {os.getloadavg()[0]:.2f}")
-    X, Y, what = _load(args.data)
+    print(f"run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} on {platform.machine()}, "
+          f"{os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}")
+    if args.busy:
+        busy(args, print)
+        return save()
+    X, Y, what = _load(args)
     nnz = f"{X.nnz / X.shape[0]:.1f} non-zeros per row" if hasattr(X, "toarray") else "dense"
-    print(f"data: {what}: N={X.shape[0]}, D={X.shape[1]}, C={Y.shape[1]}, {'CSR' if hasattr(X, 'toarray') else 'dense'} ({nnz}); "
-          f"torch {torch.__version__}, 1 thread, FALS on device {args.device}")
+    print(f"data: {what}: N={X.shape[0]}, D={X.shape[1]}, C={Y.shape[1]}, {'CSR' if hasattr(X, 'toarray') else 'dense'} "
+          f"({nnz}); torch {torch.__version__}, 1 thread, FALS on device {args.device}")
     if args.rounding:
-        ctx = mp.get_context("fork"); q = ctx.Queue(); p = ctx.Process(target=_rounding, args=(args, q)); p.start(); r = q.get(); p.join()
-        k = r.pop("k")
+        r, k = rounding(args)
         for name, ov in r.items():
             ov = np.array(ov)
-            print(f"rounding: {name} against the replaced loop on CSR input (same seed, same initial weights, 10 epochs): top-{k} overlap per label "
-                  f"mean {ov.mean():.3f}, 10th percentile {np.percentile(ov, 10):.3f}, min {ov.min():.3f}, identical sets {int((ov == 1).sum())} of {len(ov)} labels")
-        if args.out: Path(args.out).parent.mkdir(parents=True, exist_ok=True); Path(args.out).write_text("\n".join(lines) + "\n")
-        return
+            print(f"rounding: {name} against the replaced loop on CSR input (same seed, same initial weights, 10 epochs): "
+                  f"top-{k} overlap per label mean {ov.mean():.3f}, 10th percentile {np.percentile(ov, 10):.3f}, "
+                  f"min {ov.min():.3f}, identical sets {int((ov == 1).sum())} of {len(ov)} labels")
+        return save()
     skip = set(filter(None, args.skip.split(",")))
-    res = {t: run(t, args) for t in ("fals", "fals_sub", "rf", "lift", "captum") if t not in skip}
+    tasks = [t for t in TASKS if t not in skip]
+    res = {t: run(t, args, "time") for t in tasks}
+    mem = {t: run(t, args, "memory") for t in tasks}
     f, fs = res["fals"], res["fals_sub"]
     print(f"\nFALS fit (train {f['train_s']:.2f} s + scores {f['score_s']:.2f} s) = {f['seconds']:.2f} s; "
-          f"one epoch {f['epoch_s']:.2f} s; scoring / epoch = {f['score_s'] / f['epoch_s']:.1f} (target <= 1: {'met' if f['score_s'] <= f['epoch_s'] else 'NOT met'}); "
+          f"one epoch {f['epoch_s']:.2f} s; scoring / epoch = {f['score_s'] / f['epoch_s']:.1f} "
+          f"(target <= 1: {'met' if f['score_s'] <= f['epoch_s'] else 'NOT met'}); "
           f"with score_samples=0.1: scores {fs['score_s']:.2f} s, scoring / epoch = {fs['score_s'] / fs['epoch_s']:.1f}")
     c = f["costs"]
-    print(f"cost model (multiply-adds; tlp_costs): one epoch {c['epoch']:.3g} + {c['adam_steps']} Adam steps over {c['weights']:.3g} weights; "
-          f"exact scoring, Gram route {c['gram']:.3g} (forward {c['forward']:.3g}, rows of Q {c['gram_stage1']:.3g}, diag(W1 R W1^T) {c['gram_stage2']:.3g}; "
-          f"live hidden units {c['live_units']} of {c['hidden']}); full HxH Gram {c['gram_full']:.3g}; direct {c['direct']:.3g}; "
-          f"Gram / epoch = {c['gram'] / c['epoch']:.1f}")
-    print(f"score_samples=0.1 against exact scores of the same network: top-{fs['k']} overlap per label mean {fs['overlap_mean']:.3f}, "
-          f"10th percentile {fs['overlap_p10']:.3f}, min {fs['overlap_min']:.3f}; median relative L1 error per label {fs['l1_rel_median']:.3f}")
-    for t, r in res.items():
-        print(f"  {t:7s} {r['seconds']:9.2f} s   peak RSS {r['rss_peak_mb']:7.0f} MB (+{r['rss_over_start_mb']:.0f} over start)   "
-              f"python-heap peak {r['py_heap_peak_mb']:7.1f} MB")
+    print(f"cost model (multiply-adds; tlp_costs): one epoch {c['epoch']:.3g} + {c['adam_steps']} Adam steps over "
+          f"{c['weights']:.3g} weights; exact scoring, Gram route {c['gram']:.3g} (forward {c['forward']:.3g}, rows of Q "
+          f"{c['gram_stage1']:.3g}, diag(W1 R W1^T) {c['gram_stage2']:.3g}; live hidden units {c['live_units']} of "
+          f"{c['hidden']}); full HxH Gram {c['gram_full']:.3g}; direct {c['direct']:.3g}; Gram / epoch = {c['gram'] / c['epoch']:.1f}")
+    print(f"score_samples=0.1 against exact scores of the same network: top-{fs['k']} overlap per label mean "
+          f"{fs['overlap_mean']:.3f}, 10th percentile {fs['overlap_p10']:.3f}, min {fs['overlap_min']:.3f}; "
+          f"median relative L1 error per label {fs['l1_rel_median']:.3f}")
+    print("time runs (perf_counter only) and memory runs (ru_maxrss), each method in a fresh process of its own:")
+    for t in tasks:
+        m = mem[t]
+        print(f"  {t:8s} {res[t]['seconds']:9.2f} s   peak RSS {m['rss_peak_mb']:7.0f} MB "
+              f"(+{m['rss_over_start_mb']:.0f} MB over the peak before the work)")
+    peers = [t for t in ("rf", "lift", "captum") if t in tasks]
+    print("memory, peer / FALS: " + ", ".join(
+        f"{t} peak RSS {mem[t]['rss_peak_mb'] / mem['fals']['rss_peak_mb']:.2f}x, "
+        f"over start {mem[t]['rss_over_start_mb'] / max(mem['fals']['rss_over_start_mb'], 1):.2f}x" for t in peers))
     if "rf" in res:
-        r = res["rf"]; scale = Y.shape[1] / r["labels_timed"]; t_rf = r["seconds"] * scale
+        r = res["rf"]
+        scale = Y.shape[1] / r["labels_timed"]
+        t_rf = r["seconds"] * scale
         note = f" (extrapolated from {r['labels_timed']} of {Y.shape[1]} labels)" if scale != 1 else ""
-        print(f"\nper-label RF ({args.trees} trees) {t_rf:.1f} s{note}:  RF / FALS = {t_rf / f['seconds']:.1f}x  (target >= 20x: {'met' if t_rf / f['seconds'] >= 20 else 'NOT met'}); "
+        print(f"\nper-label RF ({args.trees} trees) {t_rf:.1f} s{note}:  RF / FALS = {t_rf / f['seconds']:.1f}x  "
+              f"(target >= 20x: {'met' if t_rf / f['seconds'] >= 20 else 'NOT met'}); "
               f"RF / FALS(score_samples=0.1) = {t_rf / fs['seconds']:.1f}x")
     if "lift" in res:
-        print(f"LIFT clustering {res['lift']['seconds']:.1f} s:  LIFT / FALS = {res['lift']['seconds'] / f['seconds']:.1f}x  (target >= 50x: {'met' if res['lift']['seconds'] / f['seconds'] >= 50 else 'NOT met'}); "
-              f"LIFT / FALS(score_samples=0.1) = {res['lift']['seconds'] / fs['seconds']:.1f}x")
+        t = res["lift"]["seconds"]
+        print(f"LIFT clustering {t:.1f} s:  LIFT / FALS = {t / f['seconds']:.1f}x  (target >= 50x: "
+              f"{'met' if t / f['seconds'] >= 50 else 'NOT met'}); LIFT / FALS(score_samples=0.1) = {t / fs['seconds']:.1f}x")
     if "captum" in res:
         c = res["captum"]
-        print(f"scoring {c['n']} instances: Captum Saliency, C={Y.shape[1]} backward passes {c['captum_s']:.2f} s vs closed form "
-              f"{c['closed_s']:.3f} s:  Captum / closed = {c['captum_s'] / c['closed_s']:.1f}x  (max rel. diff {c['max_rel_diff']:.1e})")
+        print(f"scoring {c['n']} instances: Captum Saliency, C={Y.shape[1]} backward passes {c['captum_s']:.2f} s vs closed "
+              f"form {c['closed_s']:.3f} s:  Captum / closed = {c['captum_s'] / c['closed_s']:.1f}x  "
+              f"(max rel. diff {c['max_rel_diff']:.1e})")
     print(f"load average at end {os.getloadavg()[0]:.2f}")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True); Path(args.out).write_text("\n".join(lines) + "\n")
+    save()
 
 
 if __name__ == "__main__":

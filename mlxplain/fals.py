@@ -4,13 +4,16 @@
 
 # %% ../nbs/10_fals.ipynb #771a1f2e
 from __future__ import annotations
-import math, time, warnings
+import math, os, time, warnings
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 import torch
 from torch import nn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 # %% auto #0
@@ -29,26 +32,98 @@ def _resolve_device(device):
         raise ValueError(f"device={device!r}: CUDA is not available on this machine (torch {torch.__version__}); use device='cpu'")
     return dev
 
-def _check_X(X):
-    "X as float32 ndarray or CSR; clear errors for bad shape or NaN/inf."
-    if sp.issparse(X): X = sp.csr_matrix(X, dtype=np.float32)
+_F32_MAX = float(np.finfo(np.float32).max)
+_BINARIZE = ("FALS needs an N×C 0/1 indicator matrix: binarize per-instance label lists with "
+             "sklearn.preprocessing.MultiLabelBinarizer, "
+             "Y = MultiLabelBinarizer().fit_transform(label_lists)")
+
+def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps X's own (transform only selects columns)
+    "X as float32 ndarray or CSR; clear errors for bad shape, no rows or columns, NaN/inf, float32 overflow."
+    if sp.issparse(X): X = sp.csr_matrix(X)
     else:
         X = np.asarray(X)
-        if X.dtype == object: raise TypeError("X must be numeric (dense array or scipy CSR), got dtype object")
-        X = X.astype(np.float32, copy=False)
-    if X.ndim != 2: raise ValueError(f"X must be 2-D (N, D), got shape {X.shape}")
+        if X.dtype == object:   # e.g. a DataFrame of mixed numeric columns
+            try: X = X.astype(np.float64)
+            except (TypeError, ValueError) as e:
+                msg = f"X must be numeric (dense array or scipy CSR), got dtype object: {e}"
+                raise TypeError(msg) from None
+    if np.iscomplexobj(X): raise ValueError("Complex data not supported: X must be real")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise TypeError(f"X must be numeric (dense array or scipy CSR), got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (N, D), got shape {X.shape}: Reshape your data, "
+                         "e.g. X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one instance")
+    if X.shape[0] == 0:
+        raise ValueError(f"X has 0 sample(s) (shape={X.shape}) while a minimum of 1 is required: "
+                         "give instances")
+    if X.shape[1] == 0:
+        raise ValueError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required: "
+                         "give features")
     data = X.data if sp.issparse(X) else X
-    if not np.all(np.isfinite(data)): raise ValueError("X contains NaN or infinite values: impute or drop them before FALS")
-    return X
+    if not np.all(np.isfinite(data)):
+        raise ValueError("X contains NaN or infinite values: impute or drop them before FALS")
+    big = float(np.abs(data).max()) if data.size else 0.0
+    if big > _F32_MAX:
+        raise ValueError(f"X has values up to {big:.3g}, beyond float32's range (3.4e38) in which FALS "
+                         "computes: rescale X (e.g. divide by its largest value)")
+    return X if dtype is None else X.astype(dtype, copy=False)
 
 def _check_Y(Y, n):
-    "Y as a dense float32 N×C 0/1 array; clear errors for mismatched rows or non-binary values."
-    Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+    "Y as a dense float32 N×C 0/1 array; clear errors for label lists, no labels, wrong rows, non-binary values."
+    if Y is None:
+        raise ValueError("FALS requires y to be passed, but the target y is None: give the N×C label matrix Y")
+    if sp.issparse(Y): Y = Y.toarray()
+    else:
+        try: Y = np.asarray(Y)
+        except ValueError:
+            raise ValueError(f"Y has rows of different lengths (label lists?): {_BINARIZE}") from None
+        if Y.dtype == object: raise ValueError(f"Y holds Python objects (label lists or sets?): {_BINARIZE}")
     if Y.ndim == 1: Y = Y[:, None]
     if Y.ndim != 2: raise ValueError(f"Y must be 2-D (N, C), got shape {Y.shape}")
-    if Y.shape[0] != n: raise ValueError(f"X has {n} rows but Y has {Y.shape[0]}: they must describe the same instances")
-    if not np.isin(Y, (0, 1)).all(): raise ValueError("Y must be binary (0/1); binarise it first")
+    if Y.shape[0] != n:
+        raise ValueError(f"X has {n} rows but Y has {Y.shape[0]}: they must describe the same instances")
+    if Y.shape[1] == 0: raise ValueError(f"Y has no label columns (shape {Y.shape}): give at least one label")
+    if not np.isin(Y, (0, 1)).all(): raise ValueError(f"Y must be binary (0/1); {_BINARIZE}")
     return Y.astype(np.float32)
+
+def _check_random_state(random_state):
+    "random_state if it is None, an int in [0, 2**32 - 1] or a numpy RandomState; else a clear ValueError."
+    rs = random_state
+    if rs is None or isinstance(rs, np.random.RandomState): return rs
+    is_int = isinstance(rs, (int, np.integer)) and not isinstance(rs, (bool, np.bool_))
+    if is_int and 0 <= rs < 2**32: return rs
+    raise ValueError(f"random_state={rs!r}: give None, an int in [0, 2**32 - 1] or a numpy.random.RandomState")
+
+def _seed(random_state):
+    "The int seed of a fit: an int random_state itself, else one draw from sklearn's check_random_state."
+    rs = _check_random_state(random_state)
+    if isinstance(rs, (int, np.integer)): return int(rs)
+    return int(check_random_state(rs).randint(2**31))
+
+_THREAD_WEIGHTS = 1 << 22   # n_threads=None: networks with fewer weights train on one thread
+
+def _check_n_threads(n_threads):
+    "n_threads if it is None or a positive int; else a clear ValueError."
+    is_int = isinstance(n_threads, (int, np.integer)) and not isinstance(n_threads, (bool, np.bool_))
+    if n_threads is not None and not (is_int and n_threads >= 1):
+        raise ValueError(f"n_threads={n_threads!r}: give None (chosen from the network size) or a positive int")
+    return n_threads
+
+def _resolve_threads(n_threads, n_weights):
+    "torch intra-op threads of a fit: n_threads; for None 1 below 2**22 weights, else min(4, usable cores)."
+    if n_threads is not None: return int(n_threads)
+    if n_weights < _THREAD_WEIGHTS: return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(4, cores))
+
+@contextmanager
+def _torch_threads(n):
+    "torch's (process-wide) intra-op thread count is n inside the block and restored after it."
+    old = torch.get_num_threads()
+    if n != old: torch.set_num_threads(n)
+    try: yield
+    finally:
+        if torch.get_num_threads() != old: torch.set_num_threads(old)
 
 def _resolve_k(k, D):
     "Number of features to keep: k is a fraction in (0, 1] or an integer in [1, D]."
@@ -251,6 +326,78 @@ def attribution_scores(model, X, method="ig", steps=50, device="cpu", batch_elem
             S += (A * A).sum(0).double()
     return (S / N).cpu().numpy()
 
+# %% ../nbs/10_fals.ipynb #0149a882
+def _feature_names(X):
+    "Column names of a pandas DataFrame whose column labels are all strings (scikit-learn's rule), else None."
+    cols = getattr(X, "columns", None)
+    if cols is None or not all(isinstance(c, str) for c in cols): return None
+    return np.asarray(cols, dtype=object)
+
+def _output_config(est):
+    "'pandas' when `set_output(transform='pandas')` (or scikit-learn's global config) asks for DataFrames."
+    from sklearn.utils._set_output import _get_output_config
+    return _get_output_config("transform", est)["dense"]
+
+class _LabelSelector(SelectorMixin, BaseEstimator, auto_wrap_output_keys=None):
+    "scikit-learn's selector API over a per-label selection `selected_mask_` (C×D); label=None: the union."
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True
+        return tags
+
+    def _set_feature_names(self, X):
+        "Keep a DataFrame's string column names as `feature_names_in_`; else forget those of an earlier fit."
+        names = _feature_names(X)
+        if names is not None: self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"): del self.feature_names_in_
+
+    def _get_support_mask(self):
+        "The union of the labels' masks (what SelectorMixin's generic methods use)."
+        return self.get_support()
+
+    def get_support(self, indices=False, label=None):
+        "Mask (or indices) of the features kept for `label`; label=None: the union over labels."
+        check_is_fitted(self, "selected_mask_")
+        m = self.selected_mask_.any(0) if label is None else self.selected_mask_[label]
+        return np.flatnonzero(m) if indices else m
+
+    def get_feature_names_out(self, input_features=None, label=None):
+        "Names of the features kept for `label` (None: the union): `feature_names_in_`, or x0, x1, …"
+        check_is_fitted(self, "selected_mask_")
+        fitted = getattr(self, "feature_names_in_", None)
+        if input_features is None:
+            names = fitted if fitted is not None else [f"x{d}" for d in range(self.n_features_in_)]
+        else:
+            names = np.asarray(input_features, dtype=object)
+            same = fitted is None or np.array_equal(names, fitted)
+            if len(names) != self.n_features_in_ or not same:
+                raise ValueError(f"input_features must be the {self.n_features_in_} names seen in fit")
+        return np.asarray(names, dtype=object)[self.get_support(indices=True, label=label)]
+
+    def transform(self, X, label=None):
+        "X restricted to `label`'s selected features (label=None: the union); a DataFrame for pandas output."
+        check_is_fitted(self, "selected_mask_")
+        names, fitted = _feature_names(X), getattr(self, "feature_names_in_", None)
+        if names is not None and fitted is not None and not np.array_equal(names, fitted):
+            raise ValueError("X's columns are not the feature names seen in fit (same names, same order)")
+        Xc = _check_X(X, dtype=None)
+        if Xc.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input (the D it was fitted on)")
+        out = Xc[:, self.get_support(indices=True, label=label)]
+        if _output_config(self) != "pandas": return out
+        if sp.issparse(out):
+            raise ValueError("pandas output needs a dense X; keep set_output(transform='default') for CSR")
+        import pandas as pd
+        cols = self.get_feature_names_out(label=label)
+        return pd.DataFrame(out, index=getattr(X, "index", None), columns=cols)
+
+    def fit_transform(self, X, Y=None, label=None, *, y=None):
+        "fit on (X, Y), then transform X (`y` is accepted as scikit-learn's name for Y)."
+        return self.fit(X, Y if Y is not None else y).transform(X, label)
+
+
 # %% ../nbs/10_fals.ipynb #0c11fc05
 def _adam(params, lr, weight_decay):
     "Adam; torch's fused kernel where this build has one for the device (same update rule, one pass over the parameters per step)."
@@ -288,7 +435,7 @@ def _train(model, X, Y, epochs, batch_size, lr, weight_decay, seed, device):
         with torch.no_grad(): lin.weight.copy_(W1.T)
     return hist
 
-class FALS(BaseEstimator):
+class FALS(_LabelSelector):
     "Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and its variants)."
     def __init__(self,
                  k=0.1,                # features kept per label: fraction of D in (0, 1] or an int in [1, D]
@@ -304,12 +451,13 @@ class FALS(BaseEstimator):
                  score_samples=None,   # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
                  scale=False,          # True: standardise dense X (max-abs scale a CSR X) inside fit, so scores do not depend on feature units
                  device="cpu",         # 'cpu', 'cuda' or 'cuda:0' (error if CUDA is missing)
+                 n_threads=None,       # torch threads in fit; None: 1 below 2**22 weights, else min(4, cores)
                  random_state=None,    # seed: same seed, same scores
                 ):
         self.k, self.variant, self.attribution, self.hidden = k, variant, attribution, hidden
         self.epochs, self.batch_size, self.lr, self.weight_decay, self.dropout = epochs, batch_size, lr, weight_decay, dropout
         self.ig_steps, self.score_samples, self.scale = ig_steps, score_samples, scale
-        self.device, self.random_state = device, random_state
+        self.device, self.n_threads, self.random_state = device, n_threads, random_state
 
     def _validate(self, N, D):
         "Check every parameter before any training; returns (k, number of instances scored)."
@@ -335,6 +483,8 @@ class FALS(BaseEstimator):
             elif isinstance(ss, (float, np.floating)) and 0 < ss <= 1: n = math.ceil(ss * N)
             else: raise ValueError(msg)
             if not 1 <= n <= N: raise ValueError(msg)
+        _check_n_threads(self.n_threads)
+        _check_random_state(self.random_state)
         return _resolve_k(self.k, D), n
 
     def _scale(self, X):
@@ -345,26 +495,51 @@ class FALS(BaseEstimator):
 
     def fit(self, X, Y):
         "Train the perceptron on (X, Y) and set `scores_` (C×D), `selected_`, `selected_mask_` and `model_`."
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0])
-        N, D = X.shape; C = Y.shape[1]
+        self._set_feature_names(X)
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
+        N, D = X.shape
+        C = Y.shape[1]
         self.k_, n_score = self._validate(N, D)
         dev = _resolve_device(self.device)
         if self.scale:   # per-feature factors from the training X; a constant feature keeps factor 1
             if sp.issparse(X):
-                m = np.asarray(abs(X).max(0).todense()).ravel(); self.center_ = None
+                m = np.asarray(abs(X).max(0).todense()).ravel()
+                self.center_ = None
             else:
-                self.center_ = X.mean(0); m = X.std(0)
+                self.center_ = X.mean(0)
+                m = X.std(0)
             self.scale_ = np.where(m > 0, 1 / np.where(m > 0, m, 1), 1.0).astype(np.float32)
             X = self._scale(X)
-        self.hidden_ = _resolve_hidden(self.hidden, D, C, self.variant)
+        H = self.hidden_ = _resolve_hidden(self.hidden, D, C, self.variant)
         const = np.flatnonzero(Y.min(0) == Y.max(0))
         if len(const):
-            warnings.warn(f"labels {const.tolist()} are constant (all 0 or all 1): their scores are defined but only reflect the weights, not the data")
-        seed = self.random_state if self.random_state is not None else int(np.random.default_rng().integers(2**31))
+            warnings.warn(f"labels {const.tolist()} are constant (all 0 or all 1): their scores are defined "
+                          "but only reflect the weights, not the data")
+        seed = _seed(self.random_state)
+        n_weights = C * D * H if self.variant == "falsb" else (D + C) * H
+        self.n_threads_ = _resolve_threads(self.n_threads, n_weights)
+        with _torch_threads(self.n_threads_):
+            S = self._fit_scores(X, Y, N, n_score, seed, dev)
+        if not (np.isfinite(self.loss_curve_).all() and np.isfinite(S).all()):
+            raise ValueError("training gave non-finite losses or scores: X's values are too large for "
+                             "float32 arithmetic; rescale X or use scale=True")
+        if self.variant in ("fams", "fims"): S = np.broadcast_to(S.sum(0), S.shape).copy()   # one shared ranking
+        self.scores_, self.n_features_in_, self.n_labels_ = S, D, C
+        order = np.argsort(-S, axis=1, kind="stable")[:, :self.k_]
+        self.selected_ = [np.sort(o) for o in order]
+        self.selected_mask_ = np.zeros((C, D), dtype=bool)
+        self.selected_mask_[np.arange(C)[:, None], order] = True
+        return self
+
+    def _fit_scores(self, X, Y, N, n_score, seed, dev):
+        "Train the network (sets `model_`, `loss_curve_`, `fit_time_`) and return Eq. 12's C×D scores."
+        D, C = X.shape[1], Y.shape[1]
         t0 = time.perf_counter()
         with torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
             torch.manual_seed(seed)
-            model = (BlockTLP(D, self.hidden_, C, self.dropout) if self.variant == "falsb" else make_tlp(D, self.hidden_, C, self.dropout)).to(dev)
+            net = BlockTLP if self.variant == "falsb" else make_tlp
+            model = net(D, self.hidden_, C, self.dropout).to(dev)
             self.loss_curve_ = _train(model, X, Y, self.epochs, self.batch_size, self.lr, self.weight_decay, seed, dev)
         t1 = time.perf_counter()
         power = 1 if self.variant in ("fils", "fims") else 2
@@ -374,44 +549,24 @@ class FALS(BaseEstimator):
         if self.variant == "falsb": S = block_scores(model, Xs, power, dev)
         elif self.attribution == "gradient": S = tlp_scores(model, Xs, power, dev)
         else: S = attribution_scores(model, Xs, self.attribution, self.ig_steps, dev)
-        if self.variant in ("fams", "fims"): S = np.broadcast_to(S.sum(0), S.shape).copy()   # one shared ranking
         self.fit_time_ = {"train": t1 - t0, "score": time.perf_counter() - t1}
-        self.model_, self.scores_, self.n_features_in_, self.n_labels_ = model, S, D, C
-        order = np.argsort(-S, axis=1, kind="stable")[:, :self.k_]
-        self.selected_ = [np.sort(o) for o in order]
-        self.selected_mask_ = np.zeros((C, D), dtype=bool)
-        self.selected_mask_[np.arange(C)[:, None], order] = True
-        return self
-
-    def get_support(self, label=None, indices=False):
-        "Mask (or indices) of the features kept for `label`; label=None: the union over labels."
-        check_is_fitted(self, "selected_mask_")
-        m = self.selected_mask_.any(0) if label is None else self.selected_mask_[label]
-        return np.flatnonzero(m) if indices else m
-
-    def transform(self, X, label=None):
-        "X restricted to `label`'s selected features (label=None: the union of all labels' features)."
-        check_is_fitted(self, "selected_mask_")
-        X = _check_X(X)
-        if X.shape[1] != self.n_features_in_: raise ValueError(f"X has {X.shape[1]} features, FALS was fitted on {self.n_features_in_}")
-        return X[:, self.get_support(label, indices=True)]
-
-    def fit_transform(self, X, Y, label=None):
-        "fit, then transform X."
-        return self.fit(X, Y).transform(X, label)
+        self.model_ = model
+        return S
 
     def predict_proba(self, X):
         "The perceptron's own N×C probabilities (a weak multi-label learner; FALS only needs its gradients)."
         check_is_fitted(self, "model_")
         X = _check_X(X); dev = next(self.model_.parameters()).device
-        if X.shape[1] != self.n_features_in_: raise ValueError(f"X has {X.shape[1]} features, FALS was fitted on {self.n_features_in_}")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but FALS is expecting {self.n_features_in_} "
+                             "features as input (the D it was fitted on)")
         X = self._scale(X)
         with torch.no_grad():
             return np.vstack([torch.sigmoid(self.model_(_batch(X, i, dev))).cpu().numpy() for i in _batches(X.shape[0], 4096)])
 
 # %% ../nbs/10_fals.ipynb #e3a1f0c4
 def _train_reference(model, X, Y, epochs, batch_size, lr, seed, weight_decay=0.0):
-    "The plain loop `_train` replaced (dense mini-batches through nn.Linear, torch's default Adam): the oracle its tests and the rounding benchmark compare with."
+    "The plain training loop (dense mini-batches through nn.Linear, torch's default Adam): the oracle of `_train`."
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay); lossf = nn.BCEWithLogitsLoss()
     rng = np.random.default_rng(seed); N = X.shape[0]; Yt = torch.from_numpy(Y)
     model.train()
@@ -479,20 +634,27 @@ def fals_stability(X, Y,              # data as for FALS.fit
             "selected": [np.sort(np.argsort(-m, kind="stable")[:fits[0].k_]) for m in S.mean(0)], "fits": fits, "seeds": seeds}
 
 # %% ../nbs/10_fals.ipynb #19adfc0f
-class _PerLabelSelector(BaseEstimator):
+class _PerLabelSelector(_LabelSelector):
     "Base: one binary model per label, its feature importances → top-k features per label (`scores_`, `selected_`)."
     def _importance(self, X, y): raise NotImplementedError
+
     def fit(self, X, Y):
-        "Score every feature for every label and keep the top k per label."
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0])
-        D = X.shape[1]; self.k_ = _resolve_k(self.k, D)
-        S = np.zeros((Y.shape[1], D))
-        for c in range(Y.shape[1]):
+        "Score every feature for every label with one binary model each and keep the top k per label."
+        self._set_feature_names(X)
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
+        D, C = X.shape[1], Y.shape[1]
+        self.k_ = _resolve_k(self.k, D)
+        _check_random_state(self.random_state)
+        S = np.zeros((C, D))
+        for c in range(C):
             y = Y[:, c].astype(int)
             if y.min() != y.max(): S[c] = self._importance(X, y)   # constant label: all-zero scores
         order = np.argsort(-S, axis=1, kind="stable")[:, :self.k_]
         self.scores_, self.selected_ = S, [np.sort(o) for o in order]
-        self.selected_mask_ = np.zeros(S.shape, dtype=bool); self.selected_mask_[np.arange(len(S))[:, None], order] = True
+        self.selected_mask_ = np.zeros(S.shape, dtype=bool)
+        self.selected_mask_[np.arange(C)[:, None], order] = True
+        self.n_features_in_, self.n_labels_ = D, C
         return self
 
 class RFSelector(_PerLabelSelector):
@@ -501,7 +663,8 @@ class RFSelector(_PerLabelSelector):
         self.k, self.n_estimators, self.n_jobs, self.random_state = k, n_estimators, n_jobs, random_state
     def _importance(self, X, y):
         from sklearn.ensemble import RandomForestClassifier
-        return RandomForestClassifier(self.n_estimators, n_jobs=self.n_jobs, random_state=self.random_state).fit(X, y).feature_importances_
+        rf = RandomForestClassifier(self.n_estimators, n_jobs=self.n_jobs, random_state=self.random_state)
+        return rf.fit(X, y).feature_importances_
 
 class LassoSelector(_PerLabelSelector):
     "Per-label L1-regularised logistic regression, features ranked by |coefficient| (the paper's LASSO baseline)."

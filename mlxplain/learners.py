@@ -81,20 +81,40 @@ class BinaryRelevance(ClassifierMixin, BaseEstimator):
         return (self.predict_proba(X) >= threshold).astype(np.int8)
 
 # %% ../nbs/02_learners.ipynb #43fc1fac
+def _selected_sets(selector, C):
+    "One index array per label from a fitted selector: `selected_`, else `get_support(indices=True, label=j)`."
+    if hasattr(selector, "selected_"): return list(selector.selected_)
+    return [selector.get_support(indices=True, label=j) for j in range(C)]
+
 class LabelSpecificBR(BinaryRelevance):
-    "Binary relevance where label j's classifier sees only the features `feature_sets[j]`."
+    "Binary relevance where label j's classifier sees only its features: `feature_sets[j]` or the selector's."
     def __init__(self,
                  estimator=None,    # scikit-learn classifier with predict_proba (default: DecisionTreeClassifier)
                  feature_sets=None, # one index array per label (e.g. `FALS(...).selected_`); None = all features
                  n_jobs=None,       # labels trained in parallel through joblib
+                 selector=None,     # a per-label selector (e.g. FALS(k=0.1)); a clone is fitted inside `fit`
                 ):
         super().__init__(estimator, n_jobs)
-        self.feature_sets = feature_sets
+        self.feature_sets, self.selector = feature_sets, selector
+
+    def fit(self, X, Y):
+        "Fit a clone of `selector` on this (X, Y) if one is given, then one classifier per label on its features."
+        if self.selector is not None:
+            if self.feature_sets is not None:
+                raise ValueError("give feature_sets or selector, not both: the selector chooses the sets")
+            _check_XY(X, Y)   # the learner's own errors first; the selector validates in its own way
+            self.selector_ = clone(self.selector).fit(X, Y)
+        elif hasattr(self, "selector_"): del self.selector_
+        return super().fit(X, Y)
 
     def _feature_sets(self, C):
-        if self.feature_sets is None: return [None] * C
-        fs = [np.asarray(f, dtype=int) for f in self.feature_sets]
-        if len(fs) != C: raise ValueError(f"feature_sets has {len(fs)} entries but Y has {C} labels: give one index array per label")
+        "Validated per-label feature index arrays (None: all features)."
+        sets = self.feature_sets if self.selector is None else _selected_sets(self.selector_, C)
+        if sets is None: return [None] * C
+        fs = [np.asarray(f, dtype=int) for f in sets]
+        if len(fs) != C:
+            raise ValueError(f"feature_sets has {len(fs)} entries but Y has {C} labels: "
+                             "give one index array per label")
         for j, f in enumerate(fs):
             if f.size == 0: raise ValueError(f"feature_sets[{j}] is empty: every label needs at least one feature")
             if f.min() < 0 or f.max() >= self.n_features_in_:

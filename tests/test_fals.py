@@ -16,7 +16,6 @@ from mlxplain.fals import (FALS, LIFT, RFSelector, LassoSelector, VARIANTS, make
                            fals_stability, jaccard, restricted_spearman, _resolve_k, demo)
 
 torch.set_num_threads(1)
-DATA = Path(os.environ.get("MLXPLAIN_DATA", "../shared/data"))
 
 
 @pytest.fixture(scope="module")
@@ -203,20 +202,33 @@ def test_demo(tmp_path):
     assert (tmp_path / "fals_scores.png").exists() and r["precision_fals"] >= 0.9
 
 
-@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
-def test_real_data_emotions():
+def test_real_data_emotions(need_data):
+    "On emotions, BR on FALS's k=7 features per label beats predicting nothing (HL) and random 7-feature sets (AP)."
+    need_data("emotions")
     from mlxplain.data import load_split
-    tr, te = load_split("emotions", data_home=DATA)
-    f = FALS(random_state=0).fit(tr.X, tr.Y)
-    assert f.scores_.shape == (6, 72) and f.k_ == 7
-    br = LabelSpecificBR(feature_sets=f.selected_).fit(tr.X, tr.Y)
-    assert M.hamming_loss(te.Y, br.predict(te.X)) < 0.4
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    tr, te = load_split("emotions")
+    est = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+    def evaluate(sel):
+        br = LabelSpecificBR(est, feature_sets=sel).fit(tr.X, tr.Y)
+        return M.hamming_loss(te.Y, br.predict(te.X)), M.average_precision(te.Y, br.predict_proba(te.X))
+    fits = [FALS(random_state=s).fit(tr.X, tr.Y) for s in range(3)]
+    assert fits[0].scores_.shape == (6, 72) and fits[0].k_ == 7
+    hl, ap = np.mean([evaluate(f.selected_) for f in fits], axis=0)
+    nothing = M.hamming_loss(te.Y, np.zeros_like(te.Y_dense))      # predict no label at all: 0.329 on this split
+    rng = np.random.default_rng(0)
+    rand_ap = np.mean([evaluate([np.sort(rng.choice(72, 7, replace=False)) for _ in range(6)])[1] for _ in range(10)])
+    # measured: FALS HL 0.255 (seeds 0-2) vs 0.329 for predicting nothing; AP 0.746 vs 0.732 for random 7-feature sets
+    assert hl <= nothing - 0.04, (hl, nothing)
+    assert ap > rand_ap + 0.005, (ap, rand_ap)
 
 
-@pytest.mark.skipif(not (DATA / "multilabel" / "medical-train.arff.gz").exists(), reason="staged data not found")
-def test_real_sparse_data_medical():
+def test_real_sparse_data_medical(need_data):
+    need_data("medical")
     from mlxplain.data import load_split
-    tr, te = load_split("medical", data_home=DATA)
+    tr, te = load_split("medical")
     assert sp.issparse(tr.X)
     f = FALS(k=0.1, epochs=3, random_state=0).fit(tr.X, tr.Y)
     assert f.scores_.shape == (45, 1449) and np.isfinite(f.scores_).all()
@@ -234,13 +246,13 @@ def test_score_samples_and_gram_memory(planted):
     np.testing.assert_allclose(tlp_scores(m, X, method="gram", batch_elems=40 * 12 * 2), tlp_scores(m, X, method="direct"), rtol=1e-4, atol=1e-9)
 
 
-@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
-def test_experiment_cells_emotions():
+def test_experiment_cells_emotions(need_data):
+    need_data("emotions")
     from mlxplain.fals_experiments import _cell, paper_table3, paper_table4
-    rows = _cell("emotions", "fa", data_home=DATA)
+    rows = _cell("emotions", "fa")
     assert [r["method"] for r in rows] == ["fals", "fams", "fils", "fims"]
     assert all(0 <= r["HL"] <= 1 and 0 <= r["AP"] <= 1 and r["k"] == 7 for r in rows)
-    assert _cell("emotions", "lift", data_home=DATA)["select_s"] > 0
+    assert _cell("emotions", "lift")["select_s"] > 0
     assert len(paper_table3()) == 440 and len(paper_table4()) == 110
 
 
@@ -309,12 +321,12 @@ def test_planted_recovery_harder(noise, label_correlation):
     assert np.mean(precs) >= 0.9, precs
 
 
-@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
-def test_real_data_fals_beats_random_subsets():
+def test_real_data_fals_beats_random_subsets(need_data):
     "On emotions, BR trees on FALS's k=7 features per label reach a higher AP than on random 7-feature subsets."
+    need_data("emotions")
     from mlxplain.data import load_split
     from sklearn.tree import DecisionTreeClassifier
-    tr, te = load_split("emotions", data_home=DATA)
+    tr, te = load_split("emotions")
     def ap(sel):
         br = LabelSpecificBR(DecisionTreeClassifier(random_state=0), feature_sets=sel).fit(tr.X, tr.Y)
         return M.average_precision(te.Y, br.predict_proba(te.X))
@@ -325,11 +337,11 @@ def test_real_data_fals_beats_random_subsets():
     assert fals > np.mean(rand) and fals > np.median(rand), (fals, rand)
 
 
-@pytest.mark.skipif(not (DATA / "multilabel" / "emotions.arff.gz").exists(), reason="staged data not found")
-def test_leaf_sensitivity_part_and_provenance(tmp_path, monkeypatch):
+def test_leaf_sensitivity_part_and_provenance(tmp_path, monkeypatch, need_data):
+    need_data("emotions")
     import json
     import mlxplain.fals_experiments as E
-    df = E.leaf_sensitivity("emotions", data_home=DATA)
+    df = E.leaf_sensitivity("emotions")
     assert set(df["split"]) == {"own", "resplit 2:1"} and set(df["min_samples_leaf"]) == {1, 10}
     assert df["AP"].between(0, 1).all() and (df["n_train"] > df["n_test"]).all()
     # reproduce(parts=('leaf',)) writes the file with the part's code version and a provenance record; a rerun is cached
@@ -337,14 +349,14 @@ def test_leaf_sensitivity_part_and_provenance(tmp_path, monkeypatch):
     (tmp_path / "quick").mkdir(); (tmp_path / "quick" / "meta.json").write_text(json.dumps({"python": "legacy"}))
     pd = pytest.importorskip("pandas")
     pd.DataFrame({"dataset": ["x"], "split": ["own"]}).to_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv", index=False)
-    E.reproduce(tmp_path, quick=True, parts=("leaf",), data_home=DATA)
+    E.reproduce(tmp_path, quick=True, parts=("leaf",))
     out = pd.read_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv", dtype={"_version": str})
     v = E.part_versions()["leaf"]
     assert list(out["dataset"].unique()) == ["emotions"] and (out["_version"] == v).all()   # the unversioned row was stale
     meta = json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["leaf"]
     assert meta["runs"][0]["env"] == {"python": "legacy"} and meta["runs"][-1]["version"] == v
     assert meta["rows_by_version"] == {v: len(out)}
-    E.reproduce(tmp_path, quick=True, parts=("leaf",), data_home=DATA)
+    E.reproduce(tmp_path, quick=True, parts=("leaf",))
     assert json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["leaf"] == meta
 
 
@@ -382,27 +394,27 @@ def test_gram_route_dead_units_chunks_empty_rows(power):
 
 # --- Tables 5–9 (10-fold CV) and Fig. 7 (pairwise Wilcoxon tests)
 
-@pytest.mark.skipif(not (DATA / "multilabel" / "emotions-train.arff.gz").exists(), reason="staged data not found")
-def test_cv_part_folds_and_cache(tmp_path, monkeypatch):
+def test_cv_part_folds_and_cache(tmp_path, monkeypatch, need_data):
+    need_data("emotions")
     import json
     import pandas as pd
     import mlxplain.fals_experiments as E
-    rows = E.cv_fold("emotions", 1, n_splits=3, data_home=DATA)
+    rows = E.cv_fold("emotions", 1, n_splits=3)
     assert [r["method"] for r in rows] == ["fals", "fams"]
     assert all(0 <= r[m] <= 1 for r in rows for m in E.CV_METRICS) and rows[0]["n_train"] + rows[0]["n_test"] == 593
-    ds, folds = E._cv_folds("emotions", DATA, 3)
+    ds, folds = E._cv_folds("emotions", None, 3)
     assert sorted(np.concatenate([te for _, te in folds]).tolist()) == list(range(ds.n_samples))
     for bad in (3, -1, 1.0):
-        with pytest.raises(ValueError, match="fold="): E.cv_fold("emotions", bad, n_splits=3, data_home=DATA)
+        with pytest.raises(ValueError, match="fold="): E.cv_fold("emotions", bad, n_splits=3)
     # reproduce(parts=('cv',)): one row per (fold, method) under the part's version; a rerun computes nothing
     monkeypatch.setattr(E, "QUICK", ["emotions"]); monkeypatch.setattr(E, "CV_FOLDS", 3)
-    E.reproduce(tmp_path, quick=True, parts=("cv",), data_home=DATA)
+    E.reproduce(tmp_path, quick=True, parts=("cv",))
     out = pd.read_csv(tmp_path / "quick" / "cv_folds.csv", dtype={"_version": str})
     assert sorted(zip(out["fold"], out["method"])) == [(f, m) for f in range(3) for m in ("fals", "fams")]
     assert (out["_version"] == E.part_versions()["cv"]).all() and (out["n_splits"] == 3).all()
     np.testing.assert_allclose(out.query("fold == 1")[E.CV_METRICS].to_numpy(), [[r[m] for m in E.CV_METRICS] for r in rows])
     meta = json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["cv"]
-    E.reproduce(tmp_path, quick=True, parts=("cv",), data_home=DATA)
+    E.reproduce(tmp_path, quick=True, parts=("cv",))
     assert json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["cv"] == meta
 
 
@@ -435,3 +447,189 @@ def test_wilcoxon_pairs_against_scipy():
         assert (r.a_better, r.b_better) == (int((sign * (a - b) < 0).sum()), int((sign * (a - b) > 0).sum()))
         assert r.link == ("none" if r.p < 0.05 else "thin" if r.p < 0.1 else "thick")
     assert wilcoxon_pairs(df, ["x", "missing"]).empty                          # a method without rows: no pair
+
+
+# --- Eq. 12 by hand, FAMS as the label sum: tests that fail when the square or the averaging axis is wrong
+
+def _hand_network():
+    "A 2-2-2 TLP with weights set by hand, three instances, and Eq. 12 computed entry by entry."
+    import math
+    m = make_tlp(2, 2, 2).double()
+    with torch.no_grad():
+        m[0].weight.copy_(torch.tensor([[1.0, 2.0], [-1.0, 0.5]])); m[0].bias.copy_(torch.tensor([0.0, 0.5]))
+        m[2].weight.copy_(torch.tensor([[1.0, 3.0], [-2.0, 1.0]])); m[2].bias.zero_()
+    W1, W2 = [[1.0, -1.0], [2.0, 0.5]], [[1.0, -2.0], [3.0, 1.0]]        # W1[d][h], W2[h][c]
+    xs = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 1.0], [2.0, 1.0]])
+    ref = np.zeros((2, 2))
+    for x in xs:
+        z = [x[0] * W1[0][h] + x[1] * W1[1][h] + (0.0, 0.5)[h] for h in range(2)]
+        a = [max(v, 0.0) for v in z]
+        f = [1 / (1 + math.exp(-(a[0] * W2[0][c] + a[1] * W2[1][c]))) for c in range(2)]
+        for c in range(2):
+            for d in range(2):
+                g = f[c] * (1 - f[c]) * sum(W2[h][c] * (z[h] > 0) * W1[d][h] for h in range(2))
+                ref[c, d] += g * g / len(xs)
+    return m, xs.astype(np.float32), ref
+
+
+@pytest.mark.parametrize("method", ["direct", "gram"])
+def test_scores_by_hand(method):
+    m, X, ref = _hand_network()
+    np.testing.assert_allclose(tlp_scores(m, X, method=method), ref, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(tlp_scores(m, sp.csr_matrix(X), method=method), ref, rtol=1e-6, atol=0)
+
+
+def test_fams_is_the_label_sum_of_fals(planted):
+    ds, _ = planted
+    a = FALS(k=3, random_state=0).fit(ds.X, ds.Y)
+    b = FALS(k=3, variant="fams", random_state=0).fit(ds.X, ds.Y)   # same seed, same network
+    np.testing.assert_allclose(b.scores_, np.broadcast_to(a.scores_.sum(0), a.scores_.shape), rtol=1e-9)
+
+
+# --- bad input: label lists, empty data, seeds, float32 overflow
+
+@pytest.mark.parametrize("Y", [[[0, 2], [1], []], [[0, 2], [1, 3], [0, 1]], [{0, 2}, {1}, set()]])
+def test_label_lists_are_rejected_with_the_fix(Y):
+    for sel in (FALS(), RFSelector()):
+        with pytest.raises(ValueError, match="MultiLabelBinarizer") as e:
+            sel.fit(np.zeros((3, 4)), Y)
+        assert "Y" in str(e.value)
+
+
+def test_empty_data_is_rejected(planted):
+    ds, _ = planted
+    with pytest.raises(ValueError, match="Y has no label columns"): FALS().fit(ds.X, np.zeros((1000, 0)))
+    with pytest.raises(ValueError, match=r"X has 0 sample\(s\)"): FALS().fit(np.zeros((0, 50)), np.zeros((0, 5)))
+    with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"): FALS().fit(np.zeros((1000, 0)), ds.Y)
+    with pytest.raises(ValueError, match=r"X has 0 sample\(s\)"): FALS().fit(sp.csr_matrix((0, 50)), np.zeros((0, 5)))
+    with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"): LassoSelector().fit(np.zeros((5, 0)), np.ones((5, 1)))
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, 0.5, "0", True])
+def test_bad_random_state(planted, bad):
+    ds, _ = planted
+    with pytest.raises(ValueError, match="random_state="): FALS(random_state=bad).fit(ds.X, ds.Y)
+    with pytest.raises(ValueError, match="random_state="): RFSelector(random_state=bad).fit(ds.X, ds.Y)
+
+
+def test_random_state_instance_is_accepted(planted):
+    ds, _ = planted
+    a = FALS(k=3, epochs=2, random_state=np.random.RandomState(0)).fit(ds.X, ds.Y)
+    b = FALS(k=3, epochs=2, random_state=np.random.RandomState(0)).fit(ds.X, ds.Y)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    rs = np.random.RandomState(1)
+    c, d = (FALS(k=3, epochs=2, random_state=rs).fit(ds.X, ds.Y) for _ in range(2))   # one state, two draws
+    assert not np.array_equal(c.scores_, d.scores_)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_float32_overflow_is_rejected(planted, sparse):
+    ds, _ = planted
+    X = ds.X.astype(np.float64); X[0, 0] = 1e39
+    with pytest.raises(ValueError, match="beyond float32's range"):
+        FALS().fit(sp.csr_matrix(X) if sparse else X, ds.Y)
+
+
+def test_non_finite_training_is_an_error(planted, monkeypatch):
+    import mlxplain.fals as F
+    ds, _ = planted
+    monkeypatch.setattr(F, "_train", lambda *a, **k: [float("nan")])
+    with pytest.raises(ValueError, match="non-finite"): FALS(k=3).fit(ds.X, ds.Y)
+
+
+# --- the selector contract: feature names, pandas output, selection refitted inside a search
+
+def test_feature_names_and_pandas_output(planted):
+    pd = pytest.importorskip("pandas")
+    ds, _ = planted
+    df = pd.DataFrame(ds.X, columns=[f"f{d}" for d in range(50)])
+    f = FALS(k=3, random_state=0).fit(df, ds.Y)
+    g = FALS(k=3, random_state=0).fit(ds.X, ds.Y)
+    np.testing.assert_array_equal(f.scores_, g.scores_)
+    assert list(f.feature_names_in_) == list(df.columns) and not hasattr(g, "feature_names_in_")
+    assert list(f.get_feature_names_out(label=1)) == [f"f{d}" for d in g.selected_[1]]
+    assert list(g.get_feature_names_out()) == [f"x{d}" for d in g.get_support(indices=True)]
+    out = f.set_output(transform="pandas").transform(df, label=1)
+    assert list(out.columns) == [f"f{d}" for d in g.selected_[1]] and (out.index == df.index).all()
+    assert list(f.fit_transform(df, ds.Y).columns) == list(f.get_feature_names_out())
+    with pytest.raises(ValueError, match="feature names seen in fit"): f.transform(df[df.columns[::-1]])
+    r = RFSelector(k=2, n_estimators=5).set_output(transform="pandas").fit(df, ds.Y)
+    assert r.transform(df, label=0).shape == (1000, 2)
+
+
+def test_grid_search_over_the_selector(planted):
+    from sklearn.model_selection import GridSearchCV
+    ds, _ = planted
+    est = LabelSpecificBR(selector=FALS(epochs=3, random_state=0))
+    search = GridSearchCV(est, {"selector__k": [1, 3]}, cv=3).fit(ds.X, ds.Y_dense)
+    best = search.best_estimator_
+    assert best.selector_.k_ == search.best_params_["selector__k"] and best.selector.__dict__.get("selected_") is None
+    assert [len(f) for f in best.feature_sets_] == [best.selector_.k_] * 5
+
+
+_MULTICLASS = "the check's target has 3 or more classes; FALS takes 0/1 label columns and says so"
+_PROBA = ("predict_proba gives the network's N×C label probabilities, the check expects a classifier's (N, 2); "
+          "sparse input itself is supported (test_dense_and_csr_agree)")
+_SCORE_SAMPLES = "FALS's parameter score_samples (None) has the name of a method the check calls"
+_ANY_TARGET = {"check_estimator_sparse_array": _PROBA, "check_estimator_sparse_matrix": _PROBA,
+               "check_methods_sample_order_invariance": _SCORE_SAMPLES,
+               "check_methods_subset_invariance": _SCORE_SAMPLES}
+_FALS_EXPECTED_FAILURES = {**{c: _MULTICLASS for c in (
+    "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+    "check_estimator_sparse_tag", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
+    "check_dict_unchanged", "check_fit2d_predict1d")}, **_ANY_TARGET}
+
+
+class _BinaryTargetFALS(FALS):
+    "FALS with a 1-D target of any classes read as one 0/1 label (class == first class): the checks' y then applies."
+    def fit(self, X, Y):
+        Y = None if Y is None else np.asarray(Y)
+        if Y is not None and Y.ndim == 1 and len(Y): Y = (Y == Y[0]).astype(int)
+        return super().fit(X, Y)
+
+
+@pytest.mark.parametrize("est, expected", [(FALS, _FALS_EXPECTED_FAILURES), (_BinaryTargetFALS, _ANY_TARGET)])
+def test_check_estimator(est, expected):
+    "scikit-learn's generic estimator checks: all pass except those listed, each with the reason it does not apply."
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = check_estimator(est(k=1, epochs=2, random_state=0), expected_failed_checks=expected, on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in res if r["status"] == "failed"]
+    assert not failed, failed
+    assert sum(r["status"] == "passed" for r in res) >= (29 if est is FALS else 42)
+    assert {r["check_name"] for r in res if r["status"] == "xfail"} == set(expected)   # no stale entry
+
+
+# --- thread policy
+
+def test_threads_are_set_in_fit_and_restored(planted, monkeypatch):
+    import mlxplain.fals as F
+    ds, _ = planted
+    seen, train = [], F._train
+    def spy(*a, **k):
+        seen.append(torch.get_num_threads())
+        return train(*a, **k)
+    monkeypatch.setattr(F, "_train", spy)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        f = FALS(k=3, epochs=1, random_state=0).fit(ds.X, ds.Y)
+        assert f.n_threads_ == 1 and seen == [1] and torch.get_num_threads() == 3
+        FALS(k=3, epochs=1, n_threads=2, random_state=0).fit(ds.X, ds.Y)
+        assert seen[-1] == 2 and torch.get_num_threads() == 3
+        monkeypatch.setattr(F, "_train", lambda *a, **k: 1 / 0)
+        with pytest.raises(ZeroDivisionError): FALS(k=3).fit(ds.X, ds.Y)
+        assert torch.get_num_threads() == 3                           # restored when fit fails, too
+    finally:
+        torch.set_num_threads(before)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="n_threads="): FALS(n_threads=bad).fit(ds.X, ds.Y)
+
+
+def test_thread_rule():
+    from mlxplain.fals import _resolve_threads
+    assert _resolve_threads(None, 2**22 - 1) == 1 and _resolve_threads(3, 10) == 3
+    assert 1 <= _resolve_threads(None, 2**22) <= 4

@@ -56,3 +56,37 @@ def test_bad_input(bad, msg):
 def test_predict_before_fit():
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError): BinaryRelevance().predict_proba(np.zeros((2, 3)))
+
+class _Spy:
+    "A per-label selector that records the rows it is fitted on (column 0 of X is the row number) and keeps k features."
+    seen = []
+    def __init__(self, k=1): self.k = k
+    def get_params(self, deep=True): return {"k": self.k}
+    def set_params(self, **p):
+        self.k = p.get("k", self.k)
+        return self
+    def fit(self, X, Y):
+        _Spy.seen.append(sorted(np.asarray(X)[:, 0].astype(int).tolist()))
+        self.selected_ = [np.arange(1, 1 + self.k)] * np.asarray(Y).shape[1]
+        return self
+
+def test_selector_is_refitted_on_training_folds_only():
+    from sklearn.model_selection import GridSearchCV, KFold
+    X, Y = data(3, n=90)
+    Xid = np.column_stack([np.arange(90), X])
+    _Spy.seen = []
+    search = GridSearchCV(LabelSpecificBR(LogisticRegression(), selector=_Spy()), {"selector__k": [1, 2, 4]}, cv=KFold(3))
+    search.fit(Xid, Y)
+    folds = [sorted(tr.tolist()) for tr, _ in KFold(3).split(Xid)]
+    assert sorted(_Spy.seen) == sorted(folds * 3 + [list(range(90))])     # 3 values x 3 folds, then the refit
+    best = search.best_estimator_
+    assert best.selector_ is not best.selector and len(best.feature_sets_[0]) == search.best_params_["selector__k"]
+
+def test_selector_and_feature_sets_exclude_each_other():
+    X, Y = data(4)
+    with pytest.raises(ValueError, match="not both"):
+        LabelSpecificBR(feature_sets=[[0]] * 4, selector=_Spy()).fit(X, Y)
+    m = LabelSpecificBR(LogisticRegression(), selector=_Spy(k=2)).fit(X, Y)
+    assert [f.tolist() for f in m.feature_sets_] == [[1, 2]] * 4
+    m.set_params(selector=None, feature_sets=[[0]] * 4).fit(X, Y)
+    assert not hasattr(m, "selector_") and m.estimators_[0].coef_.shape == (1, 1)
