@@ -10,19 +10,27 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['CHAPTERS', 'chapter_module', 'foundation_demo', 'run_demo', 'main']
+__all__ = ['CHAPTERS', 'chapter_module', 'reproduction_module', 'foundation_demo', 'run_demo', 'main']
 
 # %% ../nbs/05_cli.ipynb #cc74bd57
 CHAPTERS = {"fals": "mlxplain.fals", "extended_plt": "mlxplain.extended_plt",
             "prakel": "mlxplain.prakel", "alternatives": "mlxplain.alternatives"}
 
-def chapter_module(name):
-    "The module of chapter `name`, or None when that chapter does not exist (yet)."
-    if name not in CHAPTERS: raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
-    try: return importlib.import_module(CHAPTERS[name])
-    except ModuleNotFoundError as e:
-        if e.name == CHAPTERS[name]: return None
+def _module(name):  # a module of the package, or None when it does not exist
+    try: return importlib.import_module(name)
+    except ModuleNotFoundError as e:  # missing itself (or its package); a missing dependency still raises
+        if e.name == name or name.startswith(f"{e.name}."): return None
         raise
+
+def chapter_module(name):
+    "The method module of chapter `name` (its `demo`), or None when that chapter does not exist (yet)."
+    if name not in CHAPTERS: raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
+    return _module(CHAPTERS[name])
+
+def reproduction_module(name):
+    "The reproduction module of chapter `name`: `mlxplain.repro.<name>`, where its `reproduce` lives."
+    if name not in CHAPTERS: raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
+    return _module(f"mlxplain.repro.{name}") or _Legacy(chapter_module(name))
 
 def foundation_demo(out_dir: Path) -> dict:
     "Binary relevance with decision trees on planted label-specific data, scored with the book's metrics."
@@ -65,6 +73,46 @@ def _datasets_table(reg, wide=False):  # reg: mlxplain.data.registry()
     out["local"] = np.where(reg["available"], "yes", "")
     return out
 
+def _names(text):  # "a, b" -> ("a", "b"); None stays None
+    return None if text is None else tuple(s.strip() for s in text.split(",") if s.strip())
+
+def _seeds(text):  # "0,1,2" or "0-4" -> (0, 1, 2, ...)
+    if text is None: return None
+    out = []
+    for part in _names(text):
+        lo, _, hi = part.partition("-")
+        if not (lo.isdigit() and (hi == "" or hi.isdigit())):
+            raise argparse.ArgumentTypeError(f"--seeds {text!r}: give integers, e.g. 0,1,2 or 0-4")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return tuple(out)
+
+def _scheduler(text):  # "local", or the address of a running dask scheduler
+    if text in (None, "local") or "://" in text: return text
+    raise argparse.ArgumentTypeError(f"--scheduler {text!r}: 'local' or a scheduler address such as tcp://host:8786")
+
+def _positive(text):
+    if text.lstrip("-").isdigit() and (int(text) >= 1 or int(text) == -1): return int(text)
+    raise argparse.ArgumentTypeError(f"--n-jobs {text!r}: a positive integer, or -1 for all cores")
+
+# %% ../nbs/05_cli.ipynb #96e1f85e
+class _Legacy:
+    "The reproduction of a chapter that has not moved to `mlxplain.repro` yet, behind the common signature."
+    def __init__(self, mod): self.mod = mod
+
+    def reproduce(self, out_dir, *, parts=None, quick=False, datasets=None, seeds=None, data_home=None,
+                  n_jobs=1, scheduler=None):
+        accepts = inspect.signature(self.mod.reproduce).parameters
+        kw = {k: v for k, v in dict(parts=parts, datasets=datasets).items() if v is not None}
+        missing = [k for k in kw if k not in accepts]
+        missing += [k for k, v in dict(seeds=seeds, scheduler=scheduler).items() if v is not None]
+        missing += ["n_jobs"] if n_jobs != 1 else []
+        if missing:
+            flags = ", ".join("--" + m.replace("_", "-") for m in missing)
+            raise ValueError(f"this chapter's reproduction takes no {flags}")
+        df = self.mod.reproduce(out_dir, quick=quick, data_home=data_home, **kw)
+        return {"results": df} if isinstance(df, pd.DataFrame) else {}
+
+# %% ../nbs/05_cli.ipynb #3ad053d2
 def _parser():
     p = argparse.ArgumentParser(prog="mlxplain", description="Explainable, cost-aware multi-label learning.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -72,17 +120,50 @@ def _parser():
     d.add_argument("--data-home", default=None)
     d.add_argument("--wide", action="store_true", help="all registry columns (download URL, source, format)")
     f = sub.add_parser("fetch", help="find or download a data set (checksum verified)")
-    f.add_argument("name"); f.add_argument("--data-home", default=None)
+    f.add_argument("name")
+    f.add_argument("--data-home", default=None)
     m = sub.add_parser("demo", help="run every chapter on embedded data")
-    m.add_argument("--out", default="demo_output"); m.add_argument("--chapter", action="append", choices=list(CHAPTERS))
-    r = sub.add_parser("reproduce", help="run a chapter's reproduction and write its result files")
-    r.add_argument("chapter", choices=list(CHAPTERS)); r.add_argument("--out", default=None)
-    r.add_argument("--quick", action="store_true", help="a small subset, for a smoke test")
+    m.add_argument("--out", default="demo_output")
+    m.add_argument("--chapter", action="append", choices=list(CHAPTERS))
+    r = sub.add_parser("reproduce", help="run a chapter's reproduction and write its result files",
+                       description="Run a chapter's reproduction (mlxplain.repro.<chapter>.reproduce) and write "
+                                   "its tidy result tables and meta.json. Finished cells are cached and skipped.")
+    r.add_argument("chapter", choices=list(CHAPTERS))
+    r.add_argument("--out", default=None, help="results folder (default: nbs/results/<chapter> in a checkout)")
+    r.add_argument("--quick", action="store_true", help="a small subset, for a smoke test (written to OUT/quick)")
     r.add_argument("--data-home", default=None)
-    r.add_argument("--parts", default=None, help="comma-separated parts, for chapters whose reproduce() has `parts` (e.g. fals: table3,leaf)")
-    r.add_argument("--datasets", default=None, help="comma-separated data sets, for chapters whose reproduce() has `datasets`")
-    r.add_argument("--design", default=None, help="experimental design, for chapters whose reproduce() has `design` (alternatives: subset, paper)")
+    r.add_argument("--parts", type=_names, default=None, help="comma-separated parts (the chapter's PARTS)")
+    r.add_argument("--datasets", type=_names, default=None, help="comma-separated data sets")
+    r.add_argument("--seeds", type=_seeds, default=None, help="seeds, e.g. 0,1,2 or 0-4")
+    r.add_argument("--n-jobs", type=_positive, default=1,
+                   help="parallel workers: joblib processes here, or dask workers with --scheduler local")
+    r.add_argument("--scheduler", type=_scheduler, default=None,
+                   help="run the cells on dask.distributed: 'local' starts a LocalCluster of N-JOBS workers; "
+                        "an address (tcp://host:8786) uses a running cluster and all its workers")
     return p
+
+# %% ../nbs/05_cli.ipynb #5800ecfc
+def _reproduce(args) -> int:
+    "`mlxplain reproduce`: the chapter's `reproduce(out, parts=…, …)`, with one line for a missing data set."
+    from mlxplain.data import DownloadError
+    from mlxplain.experiments import results_dir
+    mod = reproduction_module(args.chapter)
+    out = Path(args.out) if args.out else results_dir(args.chapter)
+    opts = dict(parts=args.parts, quick=args.quick, datasets=args.datasets, seeds=args.seeds,
+                data_home=args.data_home, n_jobs=args.n_jobs, scheduler=args.scheduler)
+    try:
+        tables = mod.reproduce(out, **opts)
+    except (DownloadError, FileNotFoundError) as e:  # a data set is missing: say which and how to get it
+        # a new line first: an interrupted progress bar leaves the cursor at the end of its line
+        print(f"\nmlxplain reproduce: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # an unknown part or data set: the chapter's message names the valid ones
+        print(f"\nmlxplain reproduce: {e}", file=sys.stderr)
+        return 2
+    print(f"results written to {out}")
+    for part, df in (tables or {}).items():
+        print(f"\n== {part}: {len(df)} rows\n{df.head(10).to_string()}")
+    return 0
 
 def main(argv=None) -> int:
     "Entry point of the `mlxplain` command."
@@ -97,30 +178,12 @@ def main(argv=None) -> int:
         from mlxplain.data import fetch
         try: paths = fetch(args.name, data_home=args.data_home)
         except (ValueError, OSError, KeyError) as e:
-            print(f"mlxplain fetch: {e}", file=sys.stderr); return 2
+            print(f"mlxplain fetch: {e}", file=sys.stderr)
+            return 2
         for p in (paths.values() if isinstance(paths, dict) else paths): print(p)
     elif args.cmd == "demo":
         report = run_demo(args.out, args.chapter)
         return int(any("error" in v for v in report.values()))
     elif args.cmd == "reproduce":
-        from mlxplain.experiments import results_dir
-        mod = chapter_module(args.chapter)
-        if mod is None or not hasattr(mod, "reproduce"):
-            print(f"mlxplain reproduce: chapter '{args.chapter}' has no reproduction yet", file=sys.stderr); return 2
-        out = Path(args.out) if args.out else results_dir(args.chapter)
-        kw, params = {}, inspect.signature(mod.reproduce).parameters
-        for opt, listed in (("parts", True), ("datasets", True), ("design", False)):
-            val = getattr(args, opt)
-            if val is None: continue
-            if opt not in params:
-                print(f"mlxplain reproduce: chapter '{args.chapter}' has no {opt}", file=sys.stderr); return 2
-            kw[opt] = tuple(s.strip() for s in val.split(",") if s.strip()) if listed else val
-        from mlxplain.data import DownloadError
-        try: df = mod.reproduce(out, quick=args.quick, data_home=args.data_home, **kw)
-        except (DownloadError, FileNotFoundError) as e:  # a data set is missing: say which and how to get it
-            # a new line first: an interrupted progress bar leaves the cursor at the end of its line
-            print(f"\nmlxplain reproduce: {str(e).splitlines()[0]}", file=sys.stderr)
-            return 2
-        print(f"results written to {out.resolve()}")
-        if isinstance(df, pd.DataFrame): print(df.head(20).to_string())
+        return _reproduce(args)
     return 0

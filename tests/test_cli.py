@@ -48,28 +48,41 @@ def test_demo_runs_every_chapter(tmp_path):
             assert list((out / c).glob("*.png")), f"chapter {c} wrote no figure"
     assert "figures written to" in r.stdout
 
-def test_reproduce_parts_rejected_where_chapter_has_none(tmp_path):
-    "`--parts` is passed only to chapters whose reproduce() takes it; elsewhere a clear error, nothing run or written."
-    r = run("reproduce", "extended_plt", "--parts", "x", "--out", str(tmp_path / "o"))
-    assert r.returncode == 2 and "has no parts" in r.stderr
-    assert not (tmp_path / "o").exists()
+def test_reproduce_help_documents_scale_out():
+    r = run("reproduce", "--help")
+    assert r.returncode == 0
+    for opt in ("--parts", "--datasets", "--seeds", "--quick", "--out", "--n-jobs", "--scheduler", "LocalCluster"):
+        assert opt in r.stdout, opt
 
-def test_reproduce_design_and_datasets_reach_the_chapter(tmp_path, monkeypatch):
-    "`--design` and `--datasets` are parsed and handed to reproduce() (a stand-in records them; the real run takes hours)."
-    import mlxplain.alternatives as A
-    from mlxplain.cli import main
+
+def test_reproduce_options_reach_the_chapter(tmp_path, monkeypatch):
+    "Every option is parsed and handed to the chapter's reproduce() under the common signature (a stand-in records them)."
+    import pandas as pd
+    import mlxplain.cli as cli
     seen = {}
-    def fake(out_dir, quick=False, data_home=None, design="subset", datasets=None):
-        seen.update(out_dir=out_dir, design=design, datasets=datasets)
-    monkeypatch.setattr(A, "reproduce", fake)
-    assert main(["reproduce", "alternatives", "--design", "paper", "--datasets", "hepatitis, spect", "--out", str(tmp_path)]) == 0
-    assert seen == {"out_dir": tmp_path, "design": "paper", "datasets": ("hepatitis", "spect")}
 
-def test_reproduce_design_rejected_where_chapter_has_none(tmp_path):
-    "`--design` on a chapter whose reproduce() has no design: a clear error, nothing run or written."
-    r = run("reproduce", "extended_plt", "--design", "paper", "--out", str(tmp_path / "o"))
-    assert r.returncode == 2 and "has no design" in r.stderr
-    assert not (tmp_path / "o").exists()
+    class Repro:
+        def reproduce(self, out_dir, *, parts=None, quick=False, datasets=None, seeds=None, data_home=None,
+                      n_jobs=1, scheduler=None):
+            seen.update(out_dir=out_dir, parts=parts, quick=quick, datasets=datasets, seeds=seeds,
+                        data_home=data_home, n_jobs=n_jobs, scheduler=scheduler)
+            return {"table": pd.DataFrame({"x": [1, 2]})}
+    monkeypatch.setattr(cli, "reproduction_module", lambda name: Repro())
+    argv = ["reproduce", "alternatives", "--parts", "paper", "--datasets", "hepatitis, spect", "--seeds", "0-2",
+            "--n-jobs", "4", "--scheduler", "tcp://127.0.0.1:8786", "--quick", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    assert seen == dict(out_dir=tmp_path, parts=("paper",), quick=True, datasets=("hepatitis", "spect"),
+                        seeds=(0, 1, 2), data_home=None, n_jobs=4, scheduler="tcp://127.0.0.1:8786")
+
+
+def test_reproduce_bad_options_are_clear_errors(tmp_path):
+    "Malformed options fail in the parser, before any work, naming the option."
+    for args, msg in ((["--seeds", "a"], "--seeds"), (["--scheduler", "8786"], "--scheduler"),
+                      (["--n-jobs", "0"], "--n-jobs")):
+        r = run("reproduce", "prakel", *args, "--out", str(tmp_path / "o"))
+        assert r.returncode == 2 and msg in r.stderr, r.stderr
+        assert not (tmp_path / "o").exists()
+
 
 def test_datasets_rows_fit_a_terminal(tmp_path):
     "One short row per data set (the longest PMLB name has 58 characters); `--wide` adds the download URLs."
