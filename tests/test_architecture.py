@@ -132,3 +132,22 @@ def test_checker_catches_each_kind(case):
     kinds = {v[0] for v in violations({k: ast.parse(v) for k, v in src.items()})}
     want = {"circle": "circle", "method->repro": "method imports reproduction", "private": "private import"}[case]
     assert want in kinds, kinds
+
+
+def reference_reproduce(out_dir=None, *, parts=None, quick=False, datasets=None, seeds=None, data_home=None,
+                        n_jobs=1, scheduler=None) -> dict:
+    "The one signature of every chapter's reproduction."
+
+
+def test_every_reproduction_has_the_one_signature():
+    import importlib
+    import inspect
+    names = sorted(p.stem for p in (PKG / "repro").glob("*.py") if p.stem != "__init__")
+    for name in names:
+        mod = importlib.import_module(f"mlxplain.repro.{name}")
+        got, want = inspect.signature(mod.reproduce), inspect.signature(reference_reproduce)
+        assert [(p.name, p.kind, p.default) for p in got.parameters.values()] == \
+               [(p.name, p.kind, p.default) for p in want.parameters.values()], f"repro.{name}.reproduce{got}"
+        for const in ("PARTS", "DEFAULT_PARTS", "DATASETS", "QUICK_DATASETS", "SEEDS"):
+            assert hasattr(mod, const), f"repro.{name} has no {const}"
+        assert set(mod.DEFAULT_PARTS) <= set(mod.PARTS), name
