@@ -14,13 +14,21 @@ Where the training time goes (columns of the results file):
   tree_build_share napkinXC's tree building (PLT.build_tree) on the augmented data, as a share of
                    the adversarial training time: reusing a tree built on clean data cannot save more.
 
+With --memory: peak memory and CPU time of building the dense adversarial set (eq. 2) in row blocks
+(make_adversarial_set) against the one-piece construction it replaced (a dense (m, d) array, then CSR,
+then stacking), each in a fresh subprocess reporting resource.getrusage(...).ru_maxrss (untimed), on
+bibtex and a delicious subsample; writes nbs/results/extended_plt/augment_memory.csv.
+
 Uses $MLXPLAIN_DATA (../shared/data) when set, otherwise generator data of the same shapes.
 Writes the rows to nbs/results/extended_plt/bench.csv (read by the chapter) unless --out is given.
-Run: .venv/bin/python benchmarks/bench_extended_plt.py [--out PATH]
+Run: .venv/bin/python benchmarks/bench_extended_plt.py [--out PATH] [--memory]
 """
 import argparse
+import json
 import os
 import platform
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -107,7 +115,66 @@ def main(sets=("CAL500", "bibtex", "imdb"), sigma_train=0.05, sigma_test=0.1, re
     return df
 
 
+def _one_piece_adversarial_set(X, Y, sigma, seed):
+    "The construction before row blocks: X[idx] densified whole, noise added, converted to CSR, stacked."
+    X = _check_X(X); Y = _check_Y(Y, X.shape[0]); rng = np.random.default_rng(seed)
+    idx = np.sort(rng.choice(X.shape[0], size=X.shape[0], replace=False))
+    A = X[idx].toarray()
+    A += sigma * rng.standard_normal(A.shape, dtype=np.float32)
+    return sp.vstack([X, sp.csr_matrix(A)], format="csr"), sp.vstack([Y, Y[idx]], format="csr"), idx
+
+
+_LAUNCH = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
+_CHILD = """
+import gc, json, resource, sys
+import scipy.sparse as sp
+sys.path.insert(0, sys.argv[3])
+import bench_extended_plt as b
+X, Y = sp.load_npz(sys.argv[1] + "_X.npz").tocsr(), sp.load_npz(sys.argv[1] + "_Y.npz").tocsr()
+b._check_X(X); b._check_Y(Y, X.shape[0]); gc.collect()          # warm the code paths on the loaded data
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+if sys.argv[2] == "blocks": Xa, Ya, _ = b.make_adversarial_set(X, Y, 0.05, 1.0, "dense", 0)
+else: Xa, Ya, _ = b._one_piece_adversarial_set(X, Y, 0.05, 0)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+nbytes = lambda M: M.data.nbytes + M.indices.nbytes + M.indptr.nbytes
+print(json.dumps(dict(rss_before_mb=before / 1024, rss_peak_mb=after / 1024, x_mb=nbytes(X) / 2**20,
+                      x_aug_mb=nbytes(Xa) / 2**20, y_aug_mb=nbytes(Ya) / 2**20)))
+"""
+
+
+def memory(sets=("bibtex", "delicious"), out=None):
+    "Peak memory (child processes, ru_maxrss) and best-of-3 CPU time: row blocks vs one piece."
+    rows = []
+    for name in sets:
+        Xtr, Ytr, _, _, source = _data(name)
+        same = [np.array_equal(a.data, b.data) and np.array_equal(a.indices, b.indices)
+                for a, b in [(make_adversarial_set(Xtr, Ytr, 0.05, 1.0, "dense", 0)[0],
+                              _one_piece_adversarial_set(Xtr, Ytr, 0.05, 0)[0])]][0]
+        with tempfile.TemporaryDirectory() as d:
+            stem = os.path.join(d, "data")
+            sp.save_npz(stem + "_X.npz", Xtr); sp.save_npz(stem + "_Y.npz", Ytr)
+            for way, f in (("one piece", lambda: _one_piece_adversarial_set(Xtr, Ytr, 0.05, 0)),
+                           ("blocks", lambda: make_adversarial_set(Xtr, Ytr, 0.05, 1.0, "dense", 0))):
+                arg = "blocks" if way == "blocks" else "one"
+                # via a small launcher: Linux keeps a parent's peak RSS across fork + exec, not a grandparent's
+                res = subprocess.run([sys.executable, "-c", _LAUNCH, sys.executable, "-c", _CHILD, stem, arg,
+                                      str(Path(__file__).parent)],
+                                     capture_output=True, text=True, timeout=600, check=True)
+                r = json.loads(res.stdout.strip().splitlines()[-1])
+                rows.append(dict(data=name, source=source, construction=way, n_train=Xtr.shape[0],
+                                 n_features=Xtr.shape[1], identical=same, cpu_s=_best(f, 3), **r,
+                                 extra_mb=r["rss_peak_mb"] - r["rss_before_mb"]))
+                print(rows[-1], flush=True)
+    df = pd.DataFrame(rows).assign(machine=platform.platform(), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    out = Path(out) if out else results_dir("extended_plt") / "augment_memory.csv"
+    df.to_csv(out, index=False)
+    print(f"wrote {out}")
+    return df
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=None, help="CSV path (default nbs/results/extended_plt/bench.csv)")
-    main(out=ap.parse_args().out)
+    ap.add_argument("--memory", action="store_true", help="row blocks vs one piece: memory and time of the dense set")
+    args = ap.parse_args()
+    memory(out=args.out) if args.memory else main(out=args.out)

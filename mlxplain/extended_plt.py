@@ -16,16 +16,17 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy import stats
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from napkinxc.models import PLT
 from .metrics import precision_at_k, ndcg_at_k, psdcg_at_k, inverse_propensity
 
 # %% auto #0
-__all__ = ['NOISE_KINDS', 'METRICS', 'EXPLAIN_METHODS', 'PAPER_TRAIN_TIME', 'COUNTERPART', 'REPRO_QUICK', 'add_noise',
-           'make_adversarial_set', 'ExtendedPLT', 'adversarial_evaluation', 'summarize_evaluation',
-           'relative_degradation', 'attribution', 'explain', 'deletion_curve', 'deletion_auc', 'faithfulness',
-           'worst_case_perturbation', 'attack_evaluation', 'plot_performance_metrics', 'plot_prediction_time',
-           'plot_feature_importance', 'plot_noise_impact', 'demo', 'paper_results', 'yeast_contract', 'reproduce']
+__all__ = ['NOISE_KINDS', 'METRICS', 'EXPLAIN_METHODS', 'PAPER_TRAIN_TIME', 'COUNTERPART', 'REPRO_QUICK', 'NORMALIZATIONS',
+           'SWEEP_SIGMAS', 'SWEEP_SETS', 'add_noise', 'make_adversarial_set', 'ExtendedPLT', 'adversarial_evaluation',
+           'summarize_evaluation', 'relative_degradation', 'seed_evaluation', 'summarize_seeds', 'attribution',
+           'explain', 'deletion_curve', 'deletion_auc', 'faithfulness', 'worst_case_perturbation', 'attack_evaluation',
+           'plot_performance_metrics', 'plot_prediction_time', 'plot_feature_importance', 'plot_noise_impact', 'demo',
+           'paper_results', 'yeast_contract', 'reproduce', 'normalize_features', 'noise_sweep', 'run_sweep']
 
 # %% ../nbs/20_extended_plt.ipynb #acadf633
 def _check_X(X,                 # features: CSR (preferred), other scipy sparse, or 2-D array-like of numbers
@@ -106,28 +107,74 @@ def _check_sigma(sigma):
 
 # %% ../nbs/20_extended_plt.ipynb #a9eba1d3
 NOISE_KINDS = ("dense", "support")
+_BLOCK_ENTRIES = 1 << 21   # dense noise is drawn in row blocks of at most this many entries (8 MB of float32)
 
 def _rng(random_state):
     "A numpy Generator from an int, a SeedSequence, a Generator or None."
     return random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
 
+def _block_rows(d, block_rows=None):  # d: columns; block_rows: None (8 MB blocks) or a positive int
+    "Rows per dense-noise block."
+    if block_rows is None: return max(1, _BLOCK_ENTRIES // max(d, 1))
+    if isinstance(block_rows, bool) or not isinstance(block_rows, numbers.Integral) or block_rows < 1:
+        raise ValueError(f"block_rows={block_rows!r}: must be None or an integer >= 1.")
+    return int(block_rows)
+
+def _noisy_blocks(X, rows, sigma, rng, block_rows):  # X: CSR; rows: row indices into X (repeats allowed)
+    "Dense blocks X[rows] + N(0, σ²) in row order: one stream, the same draws as one (len(rows), d) array."
+    for s in range(0, len(rows), block_rows):
+        A = X[rows[s:s + block_rows]].toarray()
+        A += sigma * rng.standard_normal(A.shape, dtype=np.float32)
+        yield A
+
+# %% ../nbs/20_extended_plt.ipynb #chk0cd01
+def _stack_dense(head,     # CSR float32 rows on top (may have 0 rows)
+                 blocks,   # iterable of dense float32 (b, d) blocks, in row order
+                 n_rows):  # total rows of the blocks
+    "CSR of `head` stacked on the dense `blocks` (zeros dropped), written into arrays allocated once."
+    d = head.shape[1]
+    cap = head.nnz + n_rows * d
+    itype = np.int64 if cap > np.iinfo(np.int32).max else np.int32
+    data, indices = np.empty(cap, np.float32), np.empty(cap, itype)
+    indptr = np.empty(head.shape[0] + n_rows + 1, itype)
+    data[:head.nnz], indices[:head.nnz], indptr[:head.shape[0] + 1] = head.data, head.indices, head.indptr
+    pos, row = head.nnz, head.shape[0]
+    for A in blocks:
+        nz = A != 0
+        counts = nz.sum(1)
+        k = int(counts.sum())
+        if k == A.size:   # the usual case: noise leaves no zero
+            data[pos:pos + k] = A.ravel()
+            indices[pos:pos + k] = np.tile(np.arange(d, dtype=itype), A.shape[0])
+        else:
+            data[pos:pos + k] = A[nz]
+            indices[pos:pos + k] = np.nonzero(nz)[1]
+        indptr[row + 1:row + 1 + A.shape[0]] = pos + np.cumsum(counts)
+        pos, row = pos + k, row + A.shape[0]
+    data, indices = data[:pos], indices[:pos]   # views: a dropped zero costs no second copy
+    if pos < cap // 2: data, indices = data.copy(), indices.copy()
+    return sp.csr_matrix((data, indices, indptr), shape=(row, d))
+
+# %% ../nbs/20_extended_plt.ipynb #chk0cd02
 def add_noise(X,                  # features (CSR or 2-D array)
               sigma,              # noise standard deviation (>= 0); 0 returns an unchanged copy
               noise="dense",      # "dense": X + N(0, σ²) everywhere (paper); "support": nonzero values only
-              random_state=None): # int, Generator or None
+              random_state=None,  # int, Generator or None
+              block_rows=None):   # dense noise: rows drawn at a time (None: 8 MB blocks); no effect on values
     "Gaussian noise on `X` (eq. 1), dense or support-preserving; returns a new CSR float32 matrix."
     sigma = _check_sigma(sigma)
     if noise not in NOISE_KINDS: raise ValueError(f"noise={noise!r}: use one of {NOISE_KINDS}.")
-    X = _check_X(X).copy()
-    if sigma == 0: return X
+    X = _check_X(X)
+    b = _block_rows(X.shape[1], block_rows)
+    if sigma == 0: return X.copy()
     rng = _rng(random_state)
     if noise == "support":   # one draw per stored entry; explicitly stored zeros stay zero
+        X = X.copy()
         e = sigma * rng.standard_normal(X.nnz, dtype=np.float32)
         X.data += np.where(X.data != 0, e, np.float32(0))
         return X
-    A = X.toarray()
-    A += sigma * rng.standard_normal(A.shape, dtype=np.float32)
-    return sp.csr_matrix(A)
+    head = sp.csr_matrix((0, X.shape[1]), dtype=np.float32)
+    return _stack_dense(head, _noisy_blocks(X, np.arange(X.shape[0]), sigma, rng, b), X.shape[0])
 
 # %% ../nbs/20_extended_plt.ipynb #84e9b968
 def make_adversarial_set(X,                   # clean features (CSR or 2-D array)
@@ -135,7 +182,8 @@ def make_adversarial_set(X,                   # clean features (CSR or 2-D array
                          sigma=0.05,          # noise standard deviation of the copies
                          augment_ratio=1.0,   # m = round(n * augment_ratio) noisy copies
                          noise="dense",       # "dense" (paper) or "support"
-                         random_state=None):  # int, Generator or None
+                         random_state=None,   # int, Generator or None
+                         block_rows=None):    # dense noise: rows per block (None: 8 MB); values unchanged
     "Eq. (2): the clean set plus `m` Gaussian-noise copies of random rows with their labels copied; returns (X_aug, Y_aug, idx)."
     X = _check_X(X); Y = _check_Y(Y, X.shape[0])
     sigma = _check_sigma(sigma)
@@ -143,10 +191,13 @@ def make_adversarial_set(X,                   # clean features (CSR or 2-D array
         raise ValueError(f"augment_ratio={augment_ratio!r}: must be > 0 (1.0 doubles the training set).")
     n = X.shape[0]; m = int(round(n * augment_ratio))
     if m < 1: raise ValueError(f"augment_ratio={augment_ratio} gives m=0 noisy copies for n={n}: increase it.")
+    b = _block_rows(X.shape[1], block_rows)
     rng = _rng(random_state)
     idx = np.sort(rng.choice(n, size=m, replace=m > n))
-    X_noisy = add_noise(X[idx], sigma, noise, rng)
-    return sp.vstack([X, X_noisy], format="csr"), sp.vstack([Y, Y[idx]], format="csr"), idx
+    Y_aug = sp.vstack([Y, Y[idx]], format="csr")
+    if noise == "dense" and sigma > 0:   # written block by block into the output: no dense (m, d) array
+        return _stack_dense(X, _noisy_blocks(X, idx, sigma, rng, b), m), Y_aug, idx
+    return sp.vstack([X, add_noise(X[idx], sigma, noise, rng)], format="csr"), Y_aug, idx
 
 # %% ../nbs/20_extended_plt.ipynb #prm0cd01
 _TREE_TYPES = ("hierarchicalKmeans", "balancedInOrder", "balancedRandom", "completeKaryInOrder",
@@ -499,6 +550,42 @@ def relative_degradation(df,              # adversarial_evaluation output (or it
     clean = df[df["sigma"] == 0].groupby(keys)[value].mean().rename("clean").reset_index()
     out = df.merge(clean, on=keys, how="left")
     out["degradation_pct"] = 100 * (out["clean"] - out[value]) / out["clean"]
+    return out
+
+# %% ../nbs/20_extended_plt.ipynb #sds0cd01
+def seed_evaluation(model,                               # an ExtendedPLT (fitted or not): settings to refit
+                    X_train, Y_train,                    # training data
+                    X, Y,                                # test data
+                    train_seeds=(0, 1, 2, 3, 4),         # training seeds (napkinXC `seed` and `random_state`)
+                    noise_levels=(0, 0.01, 0.05, 0.1),   # test σ values (0 = clean)
+                    k_values=(1, 3, 5),                  # cut-offs k
+                    n_repeats=5,                         # noise seeds per training seed
+                    random_state=0,                      # test-noise seed (the same draws for every fit)
+                    **kwargs):                           # to adversarial_evaluation (noise, inv_ps, ...)
+    "Algorithm 1 for clones of `model` fitted per seed: a row per (train seed, noise seed, σ, k, metric)."
+    seeds = [int(s) for s in np.atleast_1d(train_seeds).tolist()]
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"train_seeds={train_seeds!r}: give one or more seeds >= 0.")
+    frames = []
+    for s in seeds:
+        m = clone(model).set_params(seed=s, random_state=s).fit(X_train, Y_train)
+        ev = adversarial_evaluation(m, X, Y, noise_levels, k_values, n_repeats=n_repeats,
+                                    random_state=random_state, **kwargs)
+        frames.append(ev.assign(train_seed=s, fit_time=m.fit_time_))
+    return pd.concat(frames, ignore_index=True)
+
+def summarize_seeds(df,                # output of seed_evaluation (may carry extra key columns, e.g. model)
+                    confidence=0.95):  # level of the t interval over training seeds
+    "Mean ± SE over training seeds of the per-seed means over noise seeds, with the noise seeds' own spread."
+    drop = ("repeat", "value", "predict_time", "predict_cpu_time", "fit_time", "train_seed")
+    keys = [c for c in df.columns if c not in drop]
+    per = df.groupby(keys + ["train_seed"], sort=False, dropna=False)["value"].agg(["mean", "sem", "size"])
+    out = per.reset_index().groupby(keys, sort=False, dropna=False).agg(
+        mean=("mean", "mean"), se=("mean", "sem"), n_train=("mean", "size"), se_noise=("sem", "mean"),
+        n_noise=("size", "min")).reset_index()
+    out[["se", "se_noise"]] = out[["se", "se_noise"]].fillna(0)
+    half = stats.t.ppf(0.5 + confidence / 2, np.maximum(out["n_train"] - 1, 1)) * out["se"]
+    out["ci_low"], out["ci_high"] = out["mean"] - half, out["mean"] + half
     return out
 
 # %% ../nbs/20_extended_plt.ipynb #ad0c0575
@@ -957,3 +1044,84 @@ def reproduce(out_dir="nbs/results/extended_plt",  # folder for the CSV/JSON res
                 yeast_contract=yeast_contract(data_home))
     atomic_write_json(meta, out_dir / f"meta{sfx}.json")
     return runs[runs["table"] == "evaluation"].dropna(axis=1, how="all")
+
+# %% ../nbs/20_extended_plt.ipynb #swp0cd01
+NORMALIZATIONS = ("raw", "l2", "standard", "maxabs")
+SWEEP_SIGMAS = (0.01, 0.05, 0.1, 0.2)
+SWEEP_SETS = ("emotions", "yeast", "scene", "CAL500", "enron", "medical")
+
+def normalize_features(Xtr, Xte,      # training and test features (CSR)
+                       how="raw"):    # "raw", "l2" (unit rows, TF-IDF style), "standard" or "maxabs"
+    "Feature scaling fitted on the training rows; 'standard' and 'maxabs' divide columns, without centring."
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler, normalize
+    if how not in NORMALIZATIONS: raise ValueError(f"how={how!r}: use one of {NORMALIZATIONS}.")
+    if how == "raw": return Xtr, Xte
+    if how == "l2": return _check_X(normalize(Xtr)), _check_X(normalize(Xte))
+    sc = (StandardScaler(with_mean=False) if how == "standard" else MaxAbsScaler()).fit(Xtr)
+    return _check_X(sc.transform(Xtr)), _check_X(sc.transform(Xte))
+
+def _sweep_data(dataset, normalization, seed, max_train, max_test, data_home=None):
+    "Train/test CSR of a set (name or (train, test) pair of datasets): rows subsampled by `seed`, scaled."
+    from mlxplain.data import load_split
+    if isinstance(dataset, tuple): tr, te = dataset
+    else: tr, te = load_split(dataset, random_state=seed, data_home=data_home)
+    rng = np.random.default_rng(seed)
+    if max_train and tr.n_samples > max_train:
+        tr = tr.subset(np.sort(rng.choice(tr.n_samples, max_train, replace=False)))
+    if max_test and te.n_samples > max_test:
+        te = te.subset(np.sort(rng.choice(te.n_samples, max_test, replace=False)))
+    Xtr, Xte = normalize_features(_check_X(tr.X), _check_X(te.X), normalization)
+    return Xtr, _check_Y(tr.Y, Xtr.shape[0]), Xte, _check_Y(te.Y, Xte.shape[0], tr.n_labels)
+
+# %% ../nbs/20_extended_plt.ipynb #swp0cd02
+def noise_sweep(dataset,                     # a set `load_split` reads, or a (train, test) pair of datasets
+                normalization="raw",         # "raw", "l2" or "standard" (see normalize_features)
+                seed=0,                      # subsample, napkinXC, augmentation and test-noise seed
+                train_sigmas=SWEEP_SIGMAS,   # σ of the adversarial copies: one adversarial model each
+                test_sigmas=SWEEP_SIGMAS,    # σ of the test noise
+                n_repeats=2,                 # test-noise draws per σ (the same draws for every model)
+                max_train=1000,              # training rows kept (None: all)
+                max_test=500,                # test rows kept (None: all)
+                noise="dense",               # "dense" (paper) or "support", in training and test
+                data_home=None):             # data folder
+    "Normal and adversarial PLTs on one set, scaling and seed: P@1 clean and per test σ, relative drop in %."
+    Xtr, Ytr, Xte, Yte = _sweep_data(dataset, normalization, seed, max_train, max_test, data_home)
+    levels = (0.0,) + tuple(float(s) for s in test_sigmas)
+    rows = []
+    for ts in (0.0,) + tuple(float(s) for s in train_sigmas):
+        m = ExtendedPLT(seed=seed, adversarial=ts > 0, sigma=ts, noise=noise, random_state=seed).fit(Xtr, Ytr)
+        ev = adversarial_evaluation(m, Xte, Yte, levels, 1, noise=noise, n_repeats=n_repeats,
+                                    random_state=seed)
+        p1 = ev[ev.metric == "P@k"].groupby("sigma")["value"].mean()
+        for s in levels[1:]:
+            rows.append(dict(model="adversarial" if ts > 0 else "normal", train_sigma=ts, test_sigma=s,
+                             p1_clean=p1[0.0], p1_noisy=p1[s], drop_pct=100 * (p1[0.0] - p1[s]) / p1[0.0],
+                             n_train=Xtr.shape[0], n_test=Xte.shape[0], fit_time=m.fit_time_))
+    return rows
+
+# %% ../nbs/20_extended_plt.ipynb #swp0cd03
+def run_sweep(out_dir="nbs/results/extended_plt",  # folder for sweep.csv and sweep_meta.json
+              datasets=SWEEP_SETS,                  # staged multi-label sets
+              seeds=range(5),                       # one grid cell per seed
+              normalizations=NORMALIZATIONS,        # feature scalings
+              max_train=1000, max_test=500,         # rows kept per set (subsampled by the seed)
+              n_repeats=3,                          # test-noise draws per σ
+              n_jobs=-1,                            # run_grid workers
+              cache=None) -> pd.DataFrame:          # run_grid cache (default: out_dir/_cache/sweep.csv)
+    "The sweep of `noise_sweep` over sets × scalings × seeds through `run_grid`; writes sweep.csv (tidy)."
+    from mlxplain.experiments import run_grid, atomic_write_csv, atomic_write_json
+    import platform
+    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    grid = [dict(dataset=d, normalization=n, seed=int(s), max_train=max_train, max_test=max_test,
+                 n_repeats=n_repeats) for d in datasets for n in normalizations for s in seeds]
+    t0 = time.perf_counter()
+    df = run_grid(noise_sweep, grid, cache=cache or out_dir / "_cache" / "sweep.csv", n_jobs=n_jobs,
+                  desc="noise sweep", version="auto")
+    df = df.drop(columns=["_cell"], errors="ignore")
+    atomic_write_csv(df, out_dir / "sweep.csv")
+    atomic_write_json(dict(datasets=list(datasets), seeds=[int(s) for s in seeds], n_jobs=n_jobs,
+                           normalizations=list(normalizations), train_sigmas=list(SWEEP_SIGMAS),
+                           test_sigmas=list(SWEEP_SIGMAS), noise="dense", wall_s=time.perf_counter() - t0,
+                           cpu_count=os.cpu_count(), machine=platform.platform()),
+                      out_dir / "sweep_meta.json")
+    return df

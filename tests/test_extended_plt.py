@@ -566,3 +566,64 @@ def test_explain_frame_with_feature_and_label_names(data):
     named = explain(plain, Xte[[0]], 3, as_frame=True, feature_names=cols)
     assert list(named.feature_name) == [cols[f] for f in named.feature]
     with pytest.raises(ValueError, match="2 feature names"): explain(plain, Xte[[0]], as_frame=True, feature_names=["a", "b"])
+
+
+# --- dense noise in row blocks ------------------------------------------------------------
+def _one_piece(X, sigma, ratio, seed):
+    "The one-piece construction: X[idx] densified whole, noise added, converted to CSR, stacked."
+    X = sp.csr_matrix(X, dtype=np.float32); rng = np.random.default_rng(seed)
+    m = int(round(X.shape[0] * ratio))
+    idx = np.sort(rng.choice(X.shape[0], size=m, replace=m > X.shape[0]))
+    A = X[idx].toarray()
+    A += sigma * rng.standard_normal(A.shape, dtype=np.float32)
+    return sp.vstack([X, sp.csr_matrix(A)], format="csr"), idx
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 60), d=st.integers(1, 25), ratio=st.floats(0.1, 3.0), block=st.integers(1, 80),
+       seed=st.integers(0, 99))
+def test_dense_blocks_equal_one_piece(n, d, ratio, block, seed):
+    X = sp.random(n, d, density=0.3, format="csr", dtype=np.float32, random_state=seed)
+    Y = sp.csr_matrix(np.ones((n, 2), np.int8))
+    if int(round(n * ratio)) < 1: return
+    ref, idx_ref = _one_piece(X, 0.1, ratio, seed)
+    Xa, _, idx = make_adversarial_set(X, Y, 0.1, ratio, "dense", random_state=seed, block_rows=block)
+    np.testing.assert_array_equal(idx, idx_ref)
+    for a in ("indptr", "indices", "data"): np.testing.assert_array_equal(getattr(Xa, a), getattr(ref, a))
+    np.testing.assert_array_equal(add_noise(X, 0.3, "dense", seed, block_rows=block).toarray(),
+                                  add_noise(X, 0.3, "dense", seed, block_rows=10**6).toarray())
+
+
+def test_dense_blocks_bad_block_rows(data):
+    Xtr, Ytr, _, _ = data
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="block_rows"): make_adversarial_set(Xtr, Ytr, block_rows=bad)
+
+
+# --- intervals over training seeds ----------------------------------------------------------
+def test_seed_evaluation_spreads_over_training_seeds(data):
+    from mlxplain.extended_plt import seed_evaluation, summarize_seeds
+    Xtr, Ytr, Xte, Yte = data
+    sev = seed_evaluation(ExtendedPLT(adversarial=True, sigma=0.2), Xtr, Ytr, Xte, Yte, train_seeds=(0, 1, 2),
+                          noise_levels=(0, 0.5), k_values=(1, 3), n_repeats=4)
+    assert len(sev) == 3 * 4 * 2 * 2 * 3
+    s = summarize_seeds(sev).set_index(["sigma", "k", "metric"]).loc[(0.5, 1, "P@k")]
+    per = sev.query("sigma == 0.5 and k == 1 and metric == 'P@k'").groupby("train_seed").value.mean()
+    assert s["mean"] == pytest.approx(per.mean()) and s["se"] == pytest.approx(stats.sem(per))
+    assert (s["n_train"], s["n_noise"]) == (3, 4)
+    # the fits differ (augmentation and napkinXC seeds), so the spread over training seeds is not zero
+    assert sev.query("sigma == 0").groupby("train_seed").value.sum().nunique() > 1
+
+
+# --- the sweep -----------------------------------------------------------------------------
+def test_noise_sweep_rows(data):
+    from mlxplain.extended_plt import noise_sweep, normalize_features
+    from mlxplain.data import MultiLabelDataset
+    Xtr, Ytr, Xte, Yte = data
+    pair = (MultiLabelDataset(Xtr, Ytr), MultiLabelDataset(Xte, Yte))
+    rows = pd.DataFrame(noise_sweep(pair, "standard", seed=1, train_sigmas=(0.1,), test_sigmas=(0.05, 0.5)))
+    assert list(rows.model) == ["normal", "normal", "adversarial", "adversarial"]
+    np.testing.assert_allclose(rows.drop_pct, 100 * (rows.p1_clean - rows.p1_noisy) / rows.p1_clean)
+    Xs, _ = normalize_features(Xtr, Xte, "standard")
+    assert np.allclose(Xs.toarray().std(0)[np.asarray(Xtr.getnnz(0)) > 1], 1, atol=1e-4)
+    with pytest.raises(ValueError, match="maxabs"): normalize_features(Xtr, Xte, "minmax")
