@@ -141,17 +141,18 @@ def rounding(args):
     "Same seed and initial weights, three ways to train (10 epochs): how far apart are the selected features? Untimed."
     import warnings
     warnings.simplefilter("ignore")
-    from mlxplain.fals import make_tlp, tlp_scores, _train, _train_reference, _check_X, _check_Y, _resolve_hidden, _resolve_k
+    from mlxplain.checks import check_k
+    from mlxplain.fals import make_tlp, tlp_scores, train_tlp, _train_reference, _check_X, _check_Y, _resolve_hidden
     X, Y, _ = _load(args)
     X = _check_X(X)
     Y = _check_Y(Y, X.shape[0])
     (N, D), C = X.shape, Y.shape[1]
-    H, k = _resolve_hidden(None, D, C, "fals"), _resolve_k(0.1, D)
+    H, k = _resolve_hidden(None, D, C, "fals"), check_k(0.1, D)
     torch.manual_seed(0)
     state = make_tlp(D, H, C).state_dict()
     runs = {"replaced loop, CSR input": lambda m: _train_reference(m, X, Y, 10, 64, 1e-2, 0),
             "replaced loop, dense input": lambda m: _train_reference(m, X.toarray(), Y, 10, 64, 1e-2, 0),
-            "current loop, CSR input": lambda m: _train(m, X, Y, 10, 64, 1e-2, 0.0, 0, torch.device("cpu"))}
+            "current loop, CSR input": lambda m: train_tlp(m, X, Y, 10, 64, 1e-2, 0.0, 0, torch.device("cpu"))}
     top = {}
     for name, fit in runs.items():
         m = make_tlp(D, H, C)

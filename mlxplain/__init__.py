@@ -21,7 +21,7 @@ _LAZY = {
     "AlternativeFeatureSelector": "alternatives",
 }
 _SUBMODULES = ("data", "metrics", "learners", "checks", "experiments", "plots", "cli",
-               "fals", "fals_experiments", "extended_plt", "prakel", "alternatives")
+               "fals", "extended_plt", "prakel", "alternatives", "repro")
 
 def __getattr__(name):
     "Import the module behind `mlxplain.<name>` on first use (PEP 562)."

@@ -15,11 +15,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
+from .checks import check_k
 
 # %% auto #0
 __all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_costs', 'tlp_mean_gradient',
-           'block_scores', 'tlp_attributions', 'attribution_scores', 'FALS', 'fisher_information_autograd', 'jaccard',
-           'restricted_spearman', 'fals_stability', 'RFSelector', 'LassoSelector', 'LIFT', 'demo', 'reproduce']
+           'block_scores', 'tlp_attributions', 'attribution_scores', 'train_tlp', 'FALS', 'fisher_information_autograd',
+           'jaccard', 'restricted_spearman', 'fals_stability', 'RFSelector', 'LassoSelector', 'LIFT', 'demo']
 
 # %% ../nbs/10_fals.ipynb #3af16141
 VARIANTS = ("fals", "fams", "fils", "fims", "falsb")
@@ -124,18 +125,6 @@ def _torch_threads(n):
     try: yield
     finally:
         if torch.get_num_threads() != old: torch.set_num_threads(old)
-
-def _resolve_k(k, D):
-    "Number of features to keep: k is a fraction in (0, 1] or an integer in [1, D]."
-    msg = f"k={k!r}: k must be a fraction in (0, 1] or an integer in [1, D={D}]"
-    if isinstance(k, (bool, np.bool_)): raise TypeError(msg)
-    if isinstance(k, (int, np.integer)):
-        if not 1 <= k <= D: raise ValueError(msg)
-        return int(k)
-    if isinstance(k, (float, np.floating)):
-        if not (0 < k <= 1): raise ValueError(msg)
-        return max(1, int(round(k * D)))
-    raise TypeError(msg)
 
 def _resolve_hidden(hidden, D, C, variant):
     "Hidden width H: ⌈√(DC)⌉ by default (⌈√D⌉ per label for FALSb), an int, or 'D' / 'C' / 'sqrt'."
@@ -398,18 +387,31 @@ class _LabelSelector(SelectorMixin, BaseEstimator, auto_wrap_output_keys=None):
         return self.fit(X, Y if Y is not None else y).transform(X, label)
 
 
-# %% ../nbs/10_fals.ipynb #0c11fc05
+# %% ../nbs/10_fals.ipynb #7790cd35
 def _adam(params, lr, weight_decay):
-    "Adam; torch's fused kernel where this build has one for the device (same update rule, one pass over the parameters per step)."
+    "Adam; torch's fused kernel where this build has one for the device (same update rule, one pass per step)."
     try: return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay, fused=True)
     except (RuntimeError, TypeError, ValueError): return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
 
-def _train(model, X, Y, epochs, batch_size, lr, weight_decay, seed, device):
-    "Adam on BCE for `epochs` passes over shuffled mini-batches; returns the per-epoch mean loss."
+def train_tlp(model,            # a network returning logits: make_tlp's, a BlockTLP, or any nn.Module
+              X,                # (N, D) float32 ndarray or CSR (a CSR X stays sparse for make_tlp's first layer)
+              Y,                # (N, C) 0/1 labels, dense or CSR
+              epochs=10,        # passes over the data
+              batch_size=64,    # mini-batch size
+              lr=1e-2,          # Adam learning rate
+              weight_decay=0.0, # L2 penalty
+              seed=0,           # seed of the mini-batch order
+              device="cpu",
+             ) -> list:
+    "Train `model` by Adam on BCE over shuffled mini-batches (in place, left in eval mode); the per-epoch mean loss."
+    Y = Y.toarray() if sp.issparse(Y) else Y
+    Y = np.ascontiguousarray(Y, dtype=np.float32)
     lossf = nn.BCEWithLogitsLoss()
-    rng = np.random.default_rng(seed); N = X.shape[0]; hist = []
-    Yt = torch.from_numpy(Y).to(device); csr = sp.issparse(X)
-    if isinstance(model, nn.Sequential):   # make_tlp: the first layer is trained as W1 (D×H, feature-major) and copied back after
+    rng = np.random.default_rng(seed)
+    N, hist = X.shape[0], []
+    Yt = torch.from_numpy(Y).to(device)
+    csr = sp.issparse(X)
+    if isinstance(model, nn.Sequential):   # make_tlp: the first layer trains as W1 (D×H, feature-major), copied back
         lin, rest = model[0], model[1:]
         W1 = nn.Parameter(lin.weight.detach().T.contiguous())
         params = [W1, lin.bias, *rest.parameters()]
@@ -420,14 +422,16 @@ def _train(model, X, Y, epochs, batch_size, lr, weight_decay, seed, device):
     opt = _adam(params, lr, weight_decay)
     model.train()
     for _ in range(epochs):
-        perm = rng.permutation(N); tot = 0.0
+        perm, tot = rng.permutation(N), 0.0
         batches = [perm[i:i + batch_size] for i in range(0, N, batch_size)]
-        if csr: batches = [np.sort(b) for b in batches]   # sorted rows within a batch: faster CSR gather, same batch content
-        Xe = X[np.concatenate(batches)] if csr else None  # a CSR X: the epoch's rows in batch order, one gather, then row slices
+        if csr: batches = [np.sort(b) for b in batches]   # sorted rows in a batch: faster CSR gather, same content
+        Xe = X[np.concatenate(batches)] if csr else None  # CSR: the epoch's rows in batch order, one gather
         for i, idx in zip(range(0, N, batch_size), batches):
             xb = Xe[i:i + len(idx)] if csr else X[idx]
             loss = lossf(forward(xb), Yt[torch.from_numpy(idx).to(device)])
-            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
             tot += loss.item() * len(idx)
         hist.append(tot / N)
     model.eval()
@@ -435,6 +439,7 @@ def _train(model, X, Y, epochs, batch_size, lr, weight_decay, seed, device):
         with torch.no_grad(): lin.weight.copy_(W1.T)
     return hist
 
+# %% ../nbs/10_fals.ipynb #0c11fc05
 class FALS(_LabelSelector):
     "Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and its variants)."
     def __init__(self,
@@ -485,7 +490,7 @@ class FALS(_LabelSelector):
             if not 1 <= n <= N: raise ValueError(msg)
         _check_n_threads(self.n_threads)
         _check_random_state(self.random_state)
-        return _resolve_k(self.k, D), n
+        return check_k(self.k, D), n
 
     def _scale(self, X):
         "X in the units the network was trained on: standardised (dense) or max-abs scaled (CSR) when `scale=True`."
@@ -540,7 +545,7 @@ class FALS(_LabelSelector):
             torch.manual_seed(seed)
             net = BlockTLP if self.variant == "falsb" else make_tlp
             model = net(D, self.hidden_, C, self.dropout).to(dev)
-            self.loss_curve_ = _train(model, X, Y, self.epochs, self.batch_size, self.lr, self.weight_decay, seed, dev)
+            self.loss_curve_ = train_tlp(model, X, Y, self.epochs, self.batch_size, self.lr, self.weight_decay, seed, dev)
         t1 = time.perf_counter()
         power = 1 if self.variant in ("fils", "fims") else 2
         Xs = X
@@ -566,7 +571,7 @@ class FALS(_LabelSelector):
 
 # %% ../nbs/10_fals.ipynb #e3a1f0c4
 def _train_reference(model, X, Y, epochs, batch_size, lr, seed, weight_decay=0.0):
-    "The plain training loop (dense mini-batches through nn.Linear, torch's default Adam): the oracle of `_train`."
+    "The plain training loop (dense mini-batches through nn.Linear, torch's default Adam): the oracle of `train_tlp`."
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay); lossf = nn.BCEWithLogitsLoss()
     rng = np.random.default_rng(seed); N = X.shape[0]; Yt = torch.from_numpy(Y)
     model.train()
@@ -644,7 +649,7 @@ class _PerLabelSelector(_LabelSelector):
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
         D, C = X.shape[1], Y.shape[1]
-        self.k_ = _resolve_k(self.k, D)
+        self.k_ = check_k(self.k, D)
         _check_random_state(self.random_state)
         S = np.zeros((C, D))
         for c in range(C):
@@ -750,8 +755,3 @@ def demo(out_dir: Path = Path("demo_output/fals")) -> dict:
     fig.tight_layout(); fig.savefig(out_dir / "fals_scores.png", dpi=120); plt.close(fig)
     return {"precision_fals": res["fals"], "precision_fams": res["fams"], "train_s": round(fals.fit_time_["train"], 2),
             "score_s": round(fals.fit_time_["score"], 4), "figure": str(out_dir / "fals_scores.png")}
-
-def reproduce(out_dir: Path = Path("nbs/results/fals"), quick: bool = False, data_home=None, **kw):
-    "Section 4 of the paper on the staged data sets (see `mlxplain.fals_experiments.reproduce`, e.g. `parts=(\"leaf\",)`); writes CSV/JSON to out_dir."
-    from mlxplain.fals_experiments import reproduce as _reproduce  # the experiments notebook imports this module
-    return _reproduce(out_dir, quick=quick, data_home=data_home, **kw)

@@ -13,7 +13,8 @@ from mlxplain.learners import LabelSpecificBR
 from mlxplain import metrics as M
 from mlxplain.fals import (FALS, LIFT, RFSelector, LassoSelector, VARIANTS, make_tlp, tlp_gradients, tlp_scores,
                            tlp_attributions, tlp_mean_gradient, attribution_scores, fisher_information_autograd,
-                           fals_stability, jaccard, restricted_spearman, _resolve_k, demo)
+                           fals_stability, jaccard, restricted_spearman, train_tlp, demo)
+from mlxplain.checks import check_k
 
 torch.set_num_threads(1)
 
@@ -147,8 +148,8 @@ def test_bad_k(planted, k):
 @given(st.integers(1, 500), st.floats(1e-6, 1.0))
 @settings(max_examples=60, deadline=None)
 def test_resolve_k_property(D, frac):
-    k = _resolve_k(frac, D); assert 1 <= k <= D
-    assert _resolve_k(D, D) == D
+    k = check_k(frac, D); assert 1 <= k <= D
+    assert check_k(D, D) == D
 
 
 def test_bad_input(planted):
@@ -246,16 +247,6 @@ def test_score_samples_and_gram_memory(planted):
     np.testing.assert_allclose(tlp_scores(m, X, method="gram", batch_elems=40 * 12 * 2), tlp_scores(m, X, method="direct"), rtol=1e-4, atol=1e-9)
 
 
-def test_experiment_cells_emotions(need_data):
-    need_data("emotions")
-    from mlxplain.fals_experiments import _cell, paper_table3, paper_table4
-    rows = _cell("emotions", "fa")
-    assert [r["method"] for r in rows] == ["fals", "fams", "fils", "fims"]
-    assert all(0 <= r["HL"] <= 1 and 0 <= r["AP"] <= 1 and r["k"] == 7 for r in rows)
-    assert _cell("emotions", "lift")["select_s"] > 0
-    assert len(paper_table3()) == 440 and len(paper_table4()) == 110
-
-
 # --- review fixes: validation before training, FALSb dropout, fals_stability(random_state), scale, harder planted data
 
 @pytest.mark.parametrize("params, msg", [
@@ -270,7 +261,7 @@ def test_parameters_validated_before_training(planted, params, msg, monkeypatch)
     import mlxplain.fals as F
     ds, _ = planted
     def no_training(*a, **k): raise AssertionError("training started before the parameters were validated")
-    monkeypatch.setattr(F, "_train", no_training)
+    monkeypatch.setattr(F, "train_tlp", no_training)
     with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(".", r"\.")):
         FALS(**params).fit(ds.X, ds.Y)
 
@@ -337,29 +328,6 @@ def test_real_data_fals_beats_random_subsets(need_data):
     assert fals > np.mean(rand) and fals > np.median(rand), (fals, rand)
 
 
-def test_leaf_sensitivity_part_and_provenance(tmp_path, monkeypatch, need_data):
-    need_data("emotions")
-    import json
-    import mlxplain.fals_experiments as E
-    df = E.leaf_sensitivity("emotions")
-    assert set(df["split"]) == {"own", "resplit 2:1"} and set(df["min_samples_leaf"]) == {1, 10}
-    assert df["AP"].between(0, 1).all() and (df["n_train"] > df["n_test"]).all()
-    # reproduce(parts=('leaf',)) writes the file with the part's code version and a provenance record; a rerun is cached
-    monkeypatch.setattr(E, "QUICK", ["emotions"])
-    (tmp_path / "quick").mkdir(); (tmp_path / "quick" / "meta.json").write_text(json.dumps({"python": "legacy"}))
-    pd = pytest.importorskip("pandas")
-    pd.DataFrame({"dataset": ["x"], "split": ["own"]}).to_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv", index=False)
-    E.reproduce(tmp_path, quick=True, parts=("leaf",))
-    out = pd.read_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv", dtype={"_version": str})
-    v = E.part_versions()["leaf"]
-    assert list(out["dataset"].unique()) == ["emotions"] and (out["_version"] == v).all()   # the unversioned row was stale
-    meta = json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["leaf"]
-    assert meta["runs"][0]["env"] == {"python": "legacy"} and meta["runs"][-1]["version"] == v
-    assert meta["rows_by_version"] == {v: len(out)}
-    E.reproduce(tmp_path, quick=True, parts=("leaf",))
-    assert json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["leaf"] == meta
-
-
 @pytest.mark.parametrize("sparse", [True, False])
 @pytest.mark.parametrize("dropout,wd", [(0.0, 0.0), (0.5, 1e-3)])
 def test_fast_training_matches_the_loop_it_replaced(sparse, dropout, wd):
@@ -368,7 +336,7 @@ def test_fast_training_matches_the_loop_it_replaced(sparse, dropout, wd):
     X = F._check_X(ds.X if sparse else ds.X.toarray()); Y = F._check_Y(ds.Y, 500)
     torch.manual_seed(0); a = make_tlp(120, 25, 5, dropout); b = make_tlp(120, 25, 5, dropout); b.load_state_dict(a.state_dict())
     with torch.random.fork_rng():   # dropout draws from torch's generator: same state for both loops
-        torch.manual_seed(1); F._train(a, X, Y, 5, 32, 1e-2, wd, 0, torch.device("cpu"))
+        torch.manual_seed(1); F.train_tlp(a, X, Y, 5, 32, 1e-2, wd, 0, torch.device("cpu"))
     with torch.random.fork_rng():
         torch.manual_seed(1); F._train_reference(b, X, Y, 5, 32, 1e-2, 0, wd)
     for p, q in zip(a.parameters(), b.parameters()):
@@ -390,63 +358,6 @@ def test_gram_route_dead_units_chunks_empty_rows(power):
     c = tlp_costs(m, X)
     assert c["live_units"] <= 20 - 7 and c["forward"] < c["gram"] < c["gram_full"] and c["epoch"] == 2 * X.nnz * 20 + 3 * 400 * 20 * 6
     with pytest.raises(ValueError, match="method="): tlp_scores(m, X, method="fast")
-
-
-# --- Tables 5–9 (10-fold CV) and Fig. 7 (pairwise Wilcoxon tests)
-
-def test_cv_part_folds_and_cache(tmp_path, monkeypatch, need_data):
-    need_data("emotions")
-    import json
-    import pandas as pd
-    import mlxplain.fals_experiments as E
-    rows = E.cv_fold("emotions", 1, n_splits=3)
-    assert [r["method"] for r in rows] == ["fals", "fams"]
-    assert all(0 <= r[m] <= 1 for r in rows for m in E.CV_METRICS) and rows[0]["n_train"] + rows[0]["n_test"] == 593
-    ds, folds = E._cv_folds("emotions", None, 3)
-    assert sorted(np.concatenate([te for _, te in folds]).tolist()) == list(range(ds.n_samples))
-    for bad in (3, -1, 1.0):
-        with pytest.raises(ValueError, match="fold="): E.cv_fold("emotions", bad, n_splits=3)
-    # reproduce(parts=('cv',)): one row per (fold, method) under the part's version; a rerun computes nothing
-    monkeypatch.setattr(E, "QUICK", ["emotions"]); monkeypatch.setattr(E, "CV_FOLDS", 3)
-    E.reproduce(tmp_path, quick=True, parts=("cv",))
-    out = pd.read_csv(tmp_path / "quick" / "cv_folds.csv", dtype={"_version": str})
-    assert sorted(zip(out["fold"], out["method"])) == [(f, m) for f in range(3) for m in ("fals", "fams")]
-    assert (out["_version"] == E.part_versions()["cv"]).all() and (out["n_splits"] == 3).all()
-    np.testing.assert_allclose(out.query("fold == 1")[E.CV_METRICS].to_numpy(), [[r[m] for m in E.CV_METRICS] for r in rows])
-    meta = json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["cv"]
-    E.reproduce(tmp_path, quick=True, parts=("cv",))
-    assert json.loads((tmp_path / "quick" / "meta.json").read_text())["parts"]["cv"] == meta
-
-
-def test_cv_metrics_match_sklearn_and_bad_input():
-    from mlxplain.fals_experiments import cv_metrics
-    from sklearn.metrics import roc_auc_score, hamming_loss, label_ranking_loss, label_ranking_average_precision_score
-    rng = np.random.default_rng(0)
-    Y = (rng.random((40, 6)) < 0.3).astype(int); Y[Y.sum(1) == 0, 0] = 1      # every instance has a relevant label
-    S = rng.random((40, 6))                                                    # continuous scores: no ties
-    m = cv_metrics(Y, S)
-    assert m["microAUC"] == pytest.approx(roc_auc_score(Y.ravel(), S.ravel()))
-    assert m["HL"] == pytest.approx(hamming_loss(Y, S >= 0.5))
-    assert m["RL"] == pytest.approx(label_ranking_loss(Y, S)) and m["AP"] == pytest.approx(label_ranking_average_precision_score(Y, S))
-    with pytest.raises(ValueError): cv_metrics(Y, S[:, :5])
-
-
-def test_wilcoxon_pairs_against_scipy():
-    import pandas as pd
-    from scipy.stats import wilcoxon
-    from mlxplain.fals_experiments import wilcoxon_pairs
-    rng = np.random.default_rng(1)
-    rows = [{"dataset": d, "method": m, "metric": mt, "ours": v}
-            for d in range(12) for mt in ("AP", "RL") for m, v in (("x", rng.random()), ("y", rng.random()), ("z", rng.random()))]
-    df = pd.DataFrame(rows); w = wilcoxon_pairs(df, ["x", "y", "z"])
-    assert len(w) == 6 and set(w["link"]) <= {"none", "thin", "thick"}
-    for r in w.itertuples():
-        a = df.query("metric == @r.metric and method == @r.a")["ours"].to_numpy(); b = df.query("metric == @r.metric and method == @r.b")["ours"].to_numpy()
-        assert r.p == pytest.approx(wilcoxon(a - b).pvalue)
-        sign = -1 if r.metric == "AP" else 1
-        assert (r.a_better, r.b_better) == (int((sign * (a - b) < 0).sum()), int((sign * (a - b) > 0).sum()))
-        assert r.link == ("none" if r.p < 0.05 else "thin" if r.p < 0.1 else "thick")
-    assert wilcoxon_pairs(df, ["x", "missing"]).empty                          # a method without rows: no pair
 
 
 # --- Eq. 12 by hand, FAMS as the label sum: tests that fail when the square or the averaging axis is wrong
@@ -533,7 +444,7 @@ def test_float32_overflow_is_rejected(planted, sparse):
 def test_non_finite_training_is_an_error(planted, monkeypatch):
     import mlxplain.fals as F
     ds, _ = planted
-    monkeypatch.setattr(F, "_train", lambda *a, **k: [float("nan")])
+    monkeypatch.setattr(F, "train_tlp", lambda *a, **k: [float("nan")])
     with pytest.raises(ValueError, match="non-finite"): FALS(k=3).fit(ds.X, ds.Y)
 
 
@@ -608,11 +519,11 @@ def test_check_estimator(est, expected):
 def test_threads_are_set_in_fit_and_restored(planted, monkeypatch):
     import mlxplain.fals as F
     ds, _ = planted
-    seen, train = [], F._train
+    seen, train = [], F.train_tlp
     def spy(*a, **k):
         seen.append(torch.get_num_threads())
         return train(*a, **k)
-    monkeypatch.setattr(F, "_train", spy)
+    monkeypatch.setattr(F, "train_tlp", spy)
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(3)
@@ -620,7 +531,7 @@ def test_threads_are_set_in_fit_and_restored(planted, monkeypatch):
         assert f.n_threads_ == 1 and seen == [1] and torch.get_num_threads() == 3
         FALS(k=3, epochs=1, n_threads=2, random_state=0).fit(ds.X, ds.Y)
         assert seen[-1] == 2 and torch.get_num_threads() == 3
-        monkeypatch.setattr(F, "_train", lambda *a, **k: 1 / 0)
+        monkeypatch.setattr(F, "train_tlp", lambda *a, **k: 1 / 0)
         with pytest.raises(ZeroDivisionError): FALS(k=3).fit(ds.X, ds.Y)
         assert torch.get_num_threads() == 3                           # restored when fit fails, too
     finally:

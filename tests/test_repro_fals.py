@@ -1,0 +1,124 @@
+"Tests of mlxplain.repro.fals: the experiment cells, the parts of `reproduce`, its argument checks and its record."
+import json
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import mlxplain.repro.fals as E
+from mlxplain.repro.fals import cv_metrics, wilcoxon_pairs
+
+torch.set_num_threads(1)
+
+
+def test_reproduce_rejects_unknown_part_dataset_and_seed(tmp_path):
+    with pytest.raises(ValueError, match="choose from table3, variants, ksweep, hidden, arch, leaf, cv"):
+        E.reproduce(tmp_path, parts=("tabel3",))
+    with pytest.raises(ValueError, match="emotions, yeast, scene"):
+        E.reproduce(tmp_path, datasets=["emotion"])
+    with pytest.raises(ValueError, match="choose from"):
+        E.reproduce(tmp_path, parts=())
+    with pytest.raises(ValueError, match="seeds=-1"):
+        E.reproduce(tmp_path, seeds=[-1])
+    assert list(tmp_path.iterdir()) == []     # nothing written
+
+
+def test_constants_are_consistent():
+    assert set(E.PART_FILES) == set(E.PARTS) == set(E.PART_DATASETS) == set(E.QUICK_PART_DATASETS)
+    assert set(E.DEFAULT_PARTS) <= set(E.PARTS) and set(E.QUICK_DATASETS) <= set(E.DATASETS)
+    assert all(set(v) <= set(E.DATASETS) for v in E.PART_DATASETS.values())
+    assert E.SEEDS == tuple(range(10))
+
+
+def test_load_result_reads_or_says_what_to_run(tmp_path, capsys):
+    assert E.load_result("fig8_k", tmp_path) is None
+    assert "mlxplain reproduce fals --parts ksweep" in capsys.readouterr().out
+    pd.DataFrame({"dataset": ["x"], "_version": ["007"]}).to_csv(tmp_path / "fig8_k.csv", index=False)
+    assert E.load_result("fig8_k", tmp_path)["_version"].tolist() == ["007"]   # read as written, any version
+    with pytest.raises(ValueError, match="not a result"): E.load_result("nope", tmp_path)
+
+
+def test_experiment_cells_emotions(need_data):
+    need_data("emotions")
+    rows = E.table3_cell("emotions", "fa")
+    assert [r["method"] for r in rows] == ["fals", "fams", "fils", "fims"]
+    assert all(0 <= r["HL"] <= 1 and 0 <= r["AP"] <= 1 and r["k"] == 7 for r in rows)
+    assert E.table3_cell("emotions", "lift")["select_s"] > 0
+    assert len(E.paper_table3()) == 440 and len(E.paper_table4()) == 110
+    with pytest.raises(ValueError, match="method="): E.table3_cell("emotions", "svm")
+
+
+def test_variants_cell_compares_fals_with_another_seed(need_data, monkeypatch):
+    need_data("emotions")
+    monkeypatch.setattr(E, "VARIANT_SETTINGS", {"FALS": {}, "FAMS": {"variant": "fams"}})
+    f3, f4 = E.variants_experiment("emotions", seeds=(0, 1))
+    assert f3[["variant", "seed"]].values.tolist() == [["FALS", 0], ["FALS", 1], ["FAMS", 0], ["FAMS", 1]]
+    fals = f4.query("variant == 'FALS'")
+    assert (fals["jaccard"] < 1).any()                    # against the other seed, not itself
+    one, _ = E.variants_experiment("emotions", seeds=(0,))
+    assert len(one) == 2
+
+
+def test_leaf_part_writes_table_and_meta(tmp_path, monkeypatch, need_data):
+    need_data("emotions")
+    df = E.leaf_sensitivity("emotions")
+    assert set(df["split"]) == {"own", "resplit 2:1"} and set(df["min_samples_leaf"]) == {1, 10}
+    assert df["AP"].between(0, 1).all() and (df["n_train"] > df["n_test"]).all()
+    out = E.reproduce(tmp_path, quick=True, parts=("leaf",))
+    written = pd.read_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv")
+    np.testing.assert_allclose(written["AP"], df["AP"])
+    assert list(out) == ["leaf"] and len(out["leaf"]) == len(written) and (written["seed"] == 0).all()
+    meta = json.loads((tmp_path / "quick" / "meta.json").read_text())
+    assert meta["format"] == E.META_FORMAT and meta["chapter"] == "fals" and set(meta["code_version"]) == {"leaf"}
+    assert meta["design"]["datasets_by_part"] == {"leaf": ["emotions"]} and meta["seeds"] == [0, 1, 2]
+    cache = tmp_path / "quick" / "_cache" / "leaf.csv"
+    assert cache.exists()
+    E.reproduce(tmp_path, quick=True, parts=("leaf",))   # cached: the rows are read back, not recomputed
+    assert pd.read_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv").equals(written)
+
+
+def test_cv_part_folds_and_cache(tmp_path, monkeypatch, need_data):
+    need_data("emotions")
+    rows = E.cv_fold("emotions", 1, n_splits=3)
+    assert [r["method"] for r in rows] == ["fals", "fams"]
+    assert all(0 <= r[m] <= 1 for r in rows for m in E.CV_METRICS) and rows[0]["n_train"] + rows[0]["n_test"] == 593
+    ds, folds = E._cv_folds("emotions", None, 3)
+    assert sorted(np.concatenate([te for _, te in folds]).tolist()) == list(range(ds.n_samples))
+    for bad in (3, -1, 1.0):
+        with pytest.raises(ValueError, match="fold="): E.cv_fold("emotions", bad, n_splits=3)
+    monkeypatch.setattr(E, "CV_FOLDS", 3)
+    E.reproduce(tmp_path, quick=True, parts=("cv",))
+    out = pd.read_csv(tmp_path / "quick" / "cv_folds.csv")
+    assert sorted(zip(out["fold"], out["method"])) == [(f, m) for f in range(3) for m in ("fals", "fams")]
+    assert (out["n_splits"] == 3).all()
+    np.testing.assert_allclose(out.query("fold == 1")[E.CV_METRICS].to_numpy(),
+                               [[r[m] for m in E.CV_METRICS] for r in rows])
+
+
+def test_cv_metrics_match_sklearn_and_bad_input():
+    from sklearn.metrics import roc_auc_score, hamming_loss, label_ranking_loss, label_ranking_average_precision_score
+    rng = np.random.default_rng(0)
+    Y = (rng.random((40, 6)) < 0.3).astype(int); Y[Y.sum(1) == 0, 0] = 1      # every instance has a relevant label
+    S = rng.random((40, 6))                                                    # continuous scores: no ties
+    m = cv_metrics(Y, S)
+    assert m["microAUC"] == pytest.approx(roc_auc_score(Y.ravel(), S.ravel()))
+    assert m["HL"] == pytest.approx(hamming_loss(Y, S >= 0.5))
+    assert m["RL"] == pytest.approx(label_ranking_loss(Y, S)) and m["AP"] == pytest.approx(label_ranking_average_precision_score(Y, S))
+    with pytest.raises(ValueError): cv_metrics(Y, S[:, :5])
+
+
+def test_wilcoxon_pairs_against_scipy():
+    import pandas as pd
+    from scipy.stats import wilcoxon
+    rng = np.random.default_rng(1)
+    rows = [{"dataset": d, "method": m, "metric": mt, "ours": v}
+            for d in range(12) for mt in ("AP", "RL") for m, v in (("x", rng.random()), ("y", rng.random()), ("z", rng.random()))]
+    df = pd.DataFrame(rows); w = wilcoxon_pairs(df, ["x", "y", "z"])
+    assert len(w) == 6 and set(w["link"]) <= {"none", "thin", "thick"}
+    for r in w.itertuples():
+        a = df.query("metric == @r.metric and method == @r.a")["ours"].to_numpy(); b = df.query("metric == @r.metric and method == @r.b")["ours"].to_numpy()
+        assert r.p == pytest.approx(wilcoxon(a - b).pvalue)
+        sign = -1 if r.metric == "AP" else 1
+        assert (r.a_better, r.b_better) == (int((sign * (a - b) < 0).sum()), int((sign * (a - b) > 0).sum()))
+        assert r.link == ("none" if r.p < 0.05 else "thin" if r.p < 0.1 else "thick")
+    assert wilcoxon_pairs(df, ["x", "missing"]).empty                          # a method without rows: no pair
