@@ -115,3 +115,13 @@ def test_import_mlxplain_is_light_and_lazy():
             "assert mlxplain.AlternativeFeatureSelector.__module__ == 'mlxplain.alternatives'")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_reproduce_a_part_end_to_end(tmp_path, need_data):
+    "`mlxplain reproduce fals --quick --parts leaf` runs the real part and writes its table and meta.json."
+    need_data("emotions")
+    r = run("reproduce", "fals", "--quick", "--parts", "leaf", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert (tmp_path / "quick" / "tree_leaf_sensitivity.csv").exists() and (tmp_path / "quick" / "meta.json").exists()
+    bad = run("reproduce", "fals", "--parts", "nope", "--out", str(tmp_path / "o"))
+    assert bad.returncode == 2 and "table3" in bad.stderr and not (tmp_path / "o").exists()
