@@ -118,7 +118,7 @@ def main():
              ("bc12 mRMR", mr, 3, 0.6, 2, "simultaneous", "min")]
     pmlb = {}
     try:  # PMLB problems when the staged data are there (the chapter's reproduction data sets)
-        from mlxplain.alternatives import REPRO_DATASETS
+        from mlxplain.repro.alternatives import REPRO_DATASETS
         pmlb = {name: pmlb_mi(name) for name in REPRO_DATASETS}
         sp_, he, hv = pmlb["spect"], pmlb["hepatitis"], pmlb["house_votes_84"]
         cases += [("spect MI", sp_, 5, 0.4, 4, "simultaneous", "sum"), ("spect MI", sp_, 5, 0.8, 3, "simultaneous", "min"),

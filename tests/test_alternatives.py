@@ -1,4 +1,5 @@
-"Tests for mlxplain.alternatives: definitions, solver search vs alfese, heuristics (paper examples), statuses, bad input."
+"""Tests for mlxplain.alternatives: definitions, solver search vs alfese, heuristics (paper examples), statuses,
+bad input. The reproduction (mlxplain.repro.alternatives) is tested in test_repro_alternatives.py."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,7 +12,7 @@ import mlxplain.alternatives as alt
 from mlxplain.alternatives import (AlternativeFeatureSelector, crosscheck_alfese, dice_dissimilarity, dice_fixed_k_holds,
                                    dice_linear_holds, greedy_balancing, greedy_depth_search, greedy_replacement, max_overlap,
                                    mi_qualities, model_gain_qualities, mrmr_value, solve_alternatives, cpsat_error_bound, greedy_wrapper,
-                                   wrapper_mcc, summarize, _mrmr_data, _fcbf_pairs, demo, label_specific_alternatives, shared_vs_specific)
+                                   wrapper_mcc, _mrmr_data, _fcbf_pairs, demo, label_specific_alternatives, shared_vs_specific, SolverOptions, tree_mcc)
 
 Q6 = np.array([9, 8, 7, 3, 2, 1.0])
 
@@ -287,7 +288,7 @@ def test_cpsat_precision_overflow_raises():
         solve_alternatives(p, 3, 0.5, 1, precision=-1)
 
 
-def test_mrmr_default_precision_exact_and_unguarded_failure(bc, monkeypatch):
+def test_mrmr_default_precision_exact_and_unguarded_failure(bc):
     X, y = bc
     rel, R = _mrmr_data(X[:250, 3:11], y[:250])
     p = {"kind": "mrmr", "rel": rel, "R": R, "n": 8}
@@ -299,8 +300,8 @@ def test_mrmr_default_precision_exact_and_unguarded_failure(bc, monkeypatch):
             assert st == "optimal" and 0 <= best - got <= cpsat_error_bound(p, 3, 2, agg, None, form) + 1e-12
     import ortools
     if ortools.__version__ == "9.15.6755":  # documents why integers are kept below 2**31 (CP-SAT presolve, big-M rows)
-        monkeypatch.setattr(alt, "_CPSAT_INT_MAX", 2**62)
-        sets, st, _ = solve_alternatives(p, 3, 0.6, 2, (), "sum", "cpsat", "paper", None, precision=9)
+        sets, st, _ = solve_alternatives(p, 3, 0.6, 2, (), "sum", "cpsat", "paper", None, precision=9,
+                                         options=SolverOptions(int_max=2**62))
         assert st == "optimal" and brute(lambda s: mrmr_value(s, rel, R), 8, 3, 0.6, 2, "sum") - sum(mrmr_value(s, rel, R) for s in sets) > 0.01
 
 
@@ -425,21 +426,6 @@ def test_greedy_wrapper_improves_on_start_and_respects_max_iters(bc, agg):
     assert dice_dissimilarity(*s) >= 0.5 and all(len(x) == 3 for x in s)
 
 
-def test_summarize_table4_uses_objectives_present_at_every_a():
-    rows = []
-    for a in range(1, 6):
-        for obj in ("MI", "mRMR"):
-            if obj == "mRMR" and a > 3:
-                continue
-            for i in range(a + 1):
-                rows.append({"dataset": "d", "fold": 0, "k": 5, "n_features": 20, "objective": obj, "search": "sim. (sum)", "a": a,
-                             "tau": 0.4, "set": i, "features": "0 1 2 3 4", "status": "optimal" if obj == "MI" else "feasible",
-                             "time": 0.1, "train_objective": 0.5, "test_objective": 0.4, "test_mcc": 0.3})
-    import pandas as pd
-    t4 = summarize(pd.DataFrame(rows))["table4"]
-    assert (t4[t4.status == "optimal"].ours == 100).all() and (t4[t4.status == "feasible"].ours == 0).all()
-
-
 # ---- exact max-min search and count realisation (formulation='fast') ----------------------------------------------
 
 @pytest.mark.parametrize("n,k", [(7, 3), (9, 4), (6, 1)])
@@ -461,12 +447,8 @@ def test_max_min_search_equals_brute_force_and_cpsat_fallback(seed, k_tau, a, ti
     p = {"kind": "linear", "q": q, "n": 9}
     best = brute(lambda s: q[s].sum(), 9, k, tau, a + 1, "min")
     s1, st1, _ = solve_alternatives(p, k, tau, a + 1, aggregation="min", formulation="fast", time_limit=None)
-    old = dict(alt._MIN_SEARCH_BUDGET)
-    try:  # force the give-up path: CP-SAT with the search's upper bound
-        alt._MIN_SEARCH_BUDGET.update(nodes=3, nodes_disjoint=3)
-        s2, st2, _ = solve_alternatives(p, k, tau, a + 1, aggregation="min", formulation="fast", time_limit=None)
-    finally:
-        alt._MIN_SEARCH_BUDGET.update(old)
+    s2, st2, _ = solve_alternatives(p, k, tau, a + 1, aggregation="min", formulation="fast", time_limit=None,
+                                    options=SolverOptions(nodes=3, nodes_disjoint=3))  # the give-up path: CP-SAT + bound
     if best == -np.inf:
         assert st1 == st2 == "infeasible"
         return
@@ -529,48 +511,10 @@ def test_partition_search_equals_brute_force(seed, g, k, hi, extra):
 def test_partition_search_gives_up_with_a_feasible_partition():
     "When the partition search runs out of budget and CP-SAT (given almost no time) finds nothing better, its partition is returned."
     q = np.random.default_rng(3).random(36)
-    old = dict(alt._MIN_SEARCH_BUDGET)
-    try:
-        alt._MIN_SEARCH_BUDGET.update(nodes_disjoint=1)
-        sets, st_, _ = solve_alternatives({"kind": "linear", "q": q, "n": 36}, 6, 1.0, 6, aggregation="min", formulation="fast",
-                                          time_limit=1e-3)
-    finally:
-        alt._MIN_SEARCH_BUDGET.update(old)
+    sets, st_, _ = solve_alternatives({"kind": "linear", "q": q, "n": 36}, 6, 1.0, 6, aggregation="min", formulation="fast",
+                                      time_limit=1e-3, options=SolverOptions(nodes_disjoint=1))
     assert st_ in ("feasible", "optimal") and all(s is not None and len(s) == 6 for s in sets)
     assert len(set(np.concatenate(sets).tolist())) == 36  # disjoint, all features used
-
-
-def test_design_taus():
-    "The paper's 'every tau the set size allows' is i/k for i = 1..k; lists pass through; anything else is an error."
-    from mlxplain.alternatives import _design_taus
-    assert _design_taus("all", 5) == [0.2, 0.4, 0.6, 0.8, 1.0]
-    assert _design_taus("all", 10)[:3] == [0.1, 0.2, 0.3] and len(_design_taus("all", 10)) == 10
-    assert _design_taus([0.5], 5) == [0.5]
-    with pytest.raises(ValueError, match="taus="): _design_taus("some", 5)
-
-
-def test_reproduce_rejects_unknown_design_and_data_sets(tmp_path):
-    from mlxplain.alternatives import reproduce
-    with pytest.raises(ValueError, match="design="): reproduce(tmp_path, design="full")
-    with pytest.raises(ValueError, match="datasets="): reproduce(tmp_path, design="paper", datasets=["iris"])
-    with pytest.raises(ValueError, match="datasets="): reproduce(tmp_path, datasets=[])
-    with pytest.raises(ValueError, match="folds="): reproduce(tmp_path, design="paper", folds=[5])
-    assert not list(tmp_path.iterdir())   # nothing written
-
-
-def test_paper_design_cell_covers_both_k_and_all_searches(data_home):
-    "A scaled-down paper design (two k, sequential a beyond the simultaneous a, wrapper sim.) yields every search of Section 5."
-    import pandas as pd
-    from mlxplain.alternatives import _repro_cell, PAPER_RUN_DESIGN
-    d = {**PAPER_RUN_DESIGN, "k": [3, 4], "a_max": 1, "a_max_sequential": 2, "a_max_mrmr_simultaneous": 1, "wrapper_max_iters": 3,
-         "wrapper_a_max": 2, "wrapper_a_max_simultaneous": 1, "time_limit_per_set_s": 5}
-    df = pd.DataFrame(_repro_cell("hepatitis", 0, data_home=data_home, design=d))
-    g = df.groupby(["k", "objective", "search"])
-    assert set(df.k) == {3, 4} and g.ngroups == 2 * 19   # 5 objectives x (seq., sim. sum/min) + rep./bal. for MI and Model Gain
-    assert (g.tau.nunique().unstack(["objective", "search"]).T == [3, 4]).all().all()   # every tau i/k
-    seq = df[df.search == "seq."]
-    assert seq.a.max() == 2 and df[df.search != "seq."].a.max() == 1
-    assert df.status.isin(["optimal", "feasible", "infeasible", "not solved"]).all()
 
 
 # ---- inputs as users pass them ------------------------------------------------------------------------------------
@@ -748,3 +692,54 @@ def test_every_objective_and_search_equals_brute_force(objective, seed, n, k, a,
             assert all(len(set(s1) & set(s2)) <= ov for s1, s2 in itertools.combinations(sel.feature_sets_, 2))
             got = (sum if agg == "sum" else min)(value(list(s)) for s in sel.feature_sets_)
             assert -1e-9 <= best - got <= cpsat_error_bound(p, k, a + 1, agg, None, form) + 1e-9
+
+
+# ---- solver settings and arguments ----------------------------------------------------------------------------------
+
+def test_solver_options_are_frozen_and_reach_the_search():
+    "SolverOptions is immutable; an ablation (no ordering, no counting cut) changes the model but not the optimum."
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SolverOptions().counting_cut = False
+    q = np.random.default_rng(4).random(10)
+    p = {"kind": "linear", "q": q, "n": 10}
+    m1, _, _ = solve_alternatives(p, 3, 0.5, 3, formulation="fast", return_model=True)
+    m0, _, _ = solve_alternatives(p, 3, 0.5, 3, formulation="fast", return_model=True,
+                                  options=SolverOptions(counting_cut=False, order_sets=False))
+    assert len(m0.m.proto.constraints) < len(m1.m.proto.constraints)
+    for agg in ("sum", "min"):
+        best = brute(lambda s: q[s].sum(), 10, 3, 0.5, 3, agg)
+        for opts in (SolverOptions(), SolverOptions(counting_cut=False, order_sets=False, count_rounds=0)):
+            sets, st_, _ = solve_alternatives(p, 3, 0.5, 3, aggregation=agg, formulation="fast", time_limit=None,
+                                              options=opts)
+            got = (sum if agg == "sum" else min)(q[s].sum() for s in sets)
+            assert st_ == "optimal" and abs(got - best) <= cpsat_error_bound(p, 3, 3, agg, None, "fast") + 1e-12
+
+
+def test_cpsat_params_reach_the_solver():
+    "Extra CP-SAT parameters are set on the solver: an unknown name fails, a 1-second-ish limit is applied."
+    p = {"kind": "linear", "q": np.arange(1.0, 9.0), "n": 8}
+    with pytest.raises(AttributeError):
+        solve_alternatives(p, 3, 0.5, 2, options=SolverOptions(cpsat_params=(("no_such_parameter", 1),)))
+    m, _, _ = solve_alternatives(p, 3, 0.5, 2, return_model=True, options=SolverOptions(cpsat_params=(("max_time_in_seconds", 7.0),)))
+    m.solve()
+    assert m._s.parameters.max_time_in_seconds == 7.0
+
+
+@pytest.mark.parametrize("kw,msg", [(dict(k=0), "k=0"), (dict(k=7), "k=7"), (dict(tau=1.5), "tau=1.5"), (dict(n_sets=0), "n_sets=0"),
+                                    (dict(solver="gurobi"), "solver="), (dict(aggregation="mean"), "aggregation="),
+                                    (dict(formulation="fast", solver="scip"), "needs solver='cpsat'"),
+                                    (dict(time_limit=0), "time_limit="), (dict(options={"nodes": 1}), "SolverOptions")])
+def test_solve_alternatives_validates_each_argument(kw, msg):
+    p = {"kind": "linear", "q": np.arange(1.0, 7.0), "n": 6}
+    args = {"k": 2, "tau": 0.5, **kw}
+    with pytest.raises(ValueError, match=msg.replace("(", "\\(")):
+        solve_alternatives(p, args.pop("k"), args.pop("tau"), **args)
+    with pytest.raises(ValueError, match="kind"):
+        solve_alternatives({"kind": "cfs", "n": 6}, 2, 0.5)
+
+
+def test_tree_mcc():
+    X, y = load_breast_cancer(return_X_y=True)
+    assert np.isnan(tree_mcc(X, y, X, y, None, 0))
+    assert 0.5 < tree_mcc(X[:400], y[:400], X[400:], y[400:], [20, 22, 27], 0) <= 1
