@@ -19,7 +19,8 @@ export MPLBACKEND := Agg
 env: $(STAMP)
 
 # torch first, pinned to the CPU build that lies on local disk here (a loose pin pulls CUDA)
-$(STAMP): settings.ini setup.py pyproject.toml
+# (not pyproject.toml: nbdev_export rewrites it on every export, which would reinstall between test steps)
+$(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
