@@ -39,7 +39,8 @@ import scipy.sparse as sp
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 from napkinxc.models import PLT
 from mlxplain.experiments import results_dir
-from mlxplain.extended_plt import ExtendedPLT, make_adversarial_set, add_noise, _repro_data, _check_X, _check_Y
+from mlxplain.extended_plt import ExtendedPLT, make_adversarial_set, add_noise, _check_X, _check_Y
+from mlxplain.repro.extended_plt import _repro_data
 
 
 def _data(name):

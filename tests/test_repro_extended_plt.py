@@ -1,0 +1,90 @@
+"""Tests of mlxplain.repro.extended_plt: the paper's tables as typed in, the sweep's cell, and `reproduce`'s
+argument checks (unknown parts and data sets fail before anything is written)."""
+from pathlib import Path
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from mlxplain.data import make_label_specific
+from mlxplain.repro.extended_plt import (PARTS, DEFAULT_PARTS, DATASETS, QUICK_DATASETS, SEEDS, paper_results,
+                                         reproduce, load_result)
+
+
+@pytest.fixture(scope="module")
+def data():
+    ds, _ = make_label_specific(n_samples=500, n_features=30, n_labels=6, n_relevant=3, sparse=True, random_state=0)
+    X, Y = sp.csr_matrix(ds.X, dtype=np.float32), sp.csr_matrix(ds.Y)
+    return X[:350], Y[:350], X[350:], Y[350:]
+
+
+def test_constants():
+    assert PARTS[:2] == DEFAULT_PARTS == ("evaluation", "timing") and set(PARTS) >= {"sweep", "seed_intervals"}
+    assert set(QUICK_DATASETS) <= set(DATASETS) and SEEDS == tuple(range(10))
+
+
+def test_reproduce_rejects_unknown_part_and_dataset(tmp_path):
+    with pytest.raises(ValueError, match="evaluation, timing, sweep, seed_intervals"):
+        reproduce(tmp_path, parts=["evaluation", "tables"])
+    with pytest.raises(ValueError, match="CAL500"):
+        reproduce(tmp_path, datasets=["no-such-set"])
+    with pytest.raises(ValueError, match="choose from"):
+        reproduce(tmp_path, parts=[])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_load_result_missing_says_what_to_run(tmp_path, capsys):
+    assert load_result("sweep", tmp_path) is None
+    assert "mlxplain reproduce extended_plt --parts sweep" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="evaluation.csv"):
+        load_result("nothing", tmp_path)
+
+
+def test_paper_tables():
+    p = paper_results()
+    assert len(p) == 72 and set(p.metric) == {"P@k", "nDCG@k", "PSDCG@k"}
+    v = p.set_index(["dataset", "model", "sigma", "k", "metric"])
+    # spot checks typed from the paper's Tables 2-5
+    assert v.loc[("Eurlex-4K", "normal", 0, 1, "P@k"), "paper"] == 0.8104
+    assert v.loc[("Eurlex-4K", "adversarial", 0, 5, "PSDCG@k"), "paper"] == 0.4024
+    assert v.loc[("Mediamill", "normal", 0.1, 1, "P@k"), "paper"] == 0.7243
+    assert v.loc[("Mediamill", "adversarial", 0.1, 5, "nDCG@k"), "paper"] == 0.6869
+    assert v.loc[("Eurlex-4K", "normal", 0.1, 5, "P@k"), "paper_predict_time"] == 45.0925
+    assert v.loc[("Mediamill", "adversarial", 0, 1, "P@k"), "paper_predict_time"] == 0.1830
+
+
+PAPER_MD = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "extended_plt.md"
+
+
+@pytest.mark.skipif(not PAPER_MD.exists(), reason="the paper's text is not staged")
+def test_paper_tables_match_the_papers_text():
+    "Every row of Tables 2-5 as printed in the paper's text equals paper_results()."
+    txt = PAPER_MD.read_text()
+    v = paper_results().set_index(["dataset", "model", "sigma", "k", "metric"])
+    n = 0
+    for title, dataset, sigma in (("Table 2", "Eurlex-4K", 0), ("Table 3", "Mediamill", 0), ("Table 4", "Eurlex-4K", 0.1), ("Table 5", "Mediamill", 0.1)):
+        block = txt[txt.index(f"**{title}"):][:900]
+        model = None
+        for line in block.splitlines()[3:9]:
+            cells = line.split("\t")
+            if cells[0] in ("Normal", "Adversarial"): model = cells[0].lower()
+            k, p1, nd, ps, t = int(cells[1]), *map(float, cells[2:6])
+            for metric, val in (("P@k", p1), ("nDCG@k", nd), ("PSDCG@k", ps)):
+                assert v.loc[(dataset, model, sigma, k, metric), "paper"] == val, (title, model, k, metric)
+            assert v.loc[(dataset, model, sigma, k, "P@k"), "paper_predict_time"] == t
+            n += 1
+    assert n == 24
+
+
+# --- the sweep -----------------------------------------------------------------------------
+def test_noise_sweep_rows(data):
+    from mlxplain.repro.extended_plt import noise_sweep, normalize_features
+    from mlxplain.data import MultiLabelDataset
+    Xtr, Ytr, Xte, Yte = data
+    pair = (MultiLabelDataset(Xtr, Ytr), MultiLabelDataset(Xte, Yte))
+    rows = pd.DataFrame(noise_sweep(pair, "standard", seed=1, train_sigmas=(0.1,), test_sigmas=(0.05, 0.5)))
+    assert list(rows.model) == ["normal", "normal", "adversarial", "adversarial"]
+    np.testing.assert_allclose(rows.drop_pct, 100 * (rows.p1_clean - rows.p1_noisy) / rows.p1_clean)
+    Xs, _ = normalize_features(Xtr, Xte, "standard")
+    assert np.allclose(Xs.toarray().std(0)[np.asarray(Xtr.getnnz(0)) > 1], 1, atol=1e-4)
+    with pytest.raises(ValueError, match="maxabs"): normalize_features(Xtr, Xte, "minmax")
