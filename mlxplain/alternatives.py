@@ -48,8 +48,10 @@ def _tau_fraction(tau: float) -> Fraction:
 def dice_linear_holds(s1, s2, tau: float) -> bool:  # s1, s2: 0/1 selection vectors of equal length
     "Evaluate the *linearised* Dice constraint (Eqs. 4–6) for two selection vectors of any sizes."
     s1, s2 = np.asarray(s1, dtype=np.int64), np.asarray(s2, dtype=np.int64)
-    # Eq. 6 per feature: the binary t_j with t_j <= s1_j, t_j <= s2_j, 1 + t_j >= s1_j + s2_j (exactly one exists)
-    allowed = [[t for t in (0, 1) if t <= a and t <= b and 1 + t >= a + b] for a, b in zip(s1.tolist(), s2.tolist())]
+    # Eq. 6 per feature: the binary t_j with t_j <= s1_j, t_j <= s2_j, 1 + t_j >= s1_j + s2_j
+    # (exactly one exists)
+    allowed = [[t for t in (0, 1) if t <= a and t <= b and 1 + t >= a + b]
+               for a, b in zip(s1.tolist(), s2.tolist())]
     if any(len(ts) != 1 for ts in allowed): raise ValueError("s1, s2 must be 0/1 vectors of equal length")
     t = np.array([ts[0] for ts in allowed], dtype=np.int64)
     f = _tau_fraction(tau)  # 2 q |F' ∩ F''| <= (q - p) (|F'| + |F''|), all integers
@@ -67,36 +69,43 @@ def _check_X(X, name="X"):
     "Validate a feature matrix: 2-D, numeric, finite; CSR kept sparse."
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
-        if not np.all(np.isfinite(X.data)): raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
         return X
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2: raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if not np.all(np.isfinite(X)): raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
     return X
 
-_SEED = 25  # the reference implementation's fixed seed; random_state=None means this seed (deterministic by default)
+# the reference implementation's fixed seed; random_state=None means this seed (deterministic by default)
+_SEED = 25
 def _seed(random_state): return _SEED if random_state is None else random_state
 
 def _mi_target(X, y, random_state=None, estimator="regression"):
-    "Raw feature–target MI: 'regression' (alfese: target treated as continuous) or 'classif' (target as classes)."
-    if estimator not in ("regression", "classif"): raise ValueError(f"mi_estimator={estimator!r}: use 'regression' (as alfese) or 'classif'")
+    "Raw feature–target MI: 'regression' (as alfese: continuous target) or 'classif' (target as classes)."
+    if estimator not in ("regression", "classif"):
+        raise ValueError(f"mi_estimator={estimator!r}: use 'regression' (as alfese) or 'classif'")
     f = mutual_info_regression if estimator == "regression" else mutual_info_classif
     y = np.asarray(y, dtype=float) if estimator == "regression" else y
     return f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
 
-def mi_qualities(X, y, random_state=None, estimator="regression") -> np.ndarray:  # X: (m, n); y: (m,) class labels
-    "Feature–target mutual information, normalised to sum 1 (the paper's MI objective; seed 25 when random_state is None)."
+def mi_qualities(X, y, random_state=None,
+                 estimator="regression") -> np.ndarray:  # X: (m, n); y: (m,) class labels
+    "Feature–target mutual information normalised to sum 1 (the paper's MI objective; None: seed 25)."
     q = _mi_target(X, y, random_state, estimator)
     return q / q.sum() if q.sum() > 0 else q
 
 def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels
     "Impurity importances of a decision tree with entropy splits (the paper's Model Gain), sum 1."
-    return DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state)).fit(X, y).feature_importances_.astype(float)
+    return (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
+            .fit(X, y).feature_importances_.astype(float))
 
 def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
     "n×n feature–feature mutual information (row j: MI of every feature with feature j), zero diagonal."
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
-    R = np.vstack([mutual_info_regression(X, X[:, j], random_state=_seed(random_state)) for j in range(X.shape[1])])
+    R = np.vstack([mutual_info_regression(X, X[:, j], random_state=_seed(random_state))
+                   for j in range(X.shape[1])])
     np.fill_diagonal(R, 0.0)
     return R
 
@@ -111,11 +120,13 @@ def _mrmr_data(X, y, random_state=None, estimator="regression"):
 def _fcbf_pairs(rel, R):
     "Feature pairs FCBF forbids together: dependency between them >= one's dependency on the target (Eq. 12)."
     n = len(rel)
-    return [(j1, j2) for j1 in range(1, n) for j2 in range(j1) if rel[j1] <= R[j1, j2] or rel[j2] <= R[j2, j1]]
+    return [(j1, j2) for j1 in range(1, n) for j2 in range(j1)
+            if rel[j1] <= R[j1, j2] or rel[j2] <= R[j2, j1]]
 
 def mrmr_value(idx, rel, R) -> float:  # idx: selected features; rel: (n,); R: (n, n), zero diagonal
     "mRMR quality of one set (Eq. 13 with self-redundancy 0): mean relevance − mean pairwise redundancy."
-    idx = np.asarray(idx, dtype=int); k = len(idx)
+    idx = np.asarray(idx, dtype=int)
+    k = len(idx)
     if k == 0: return float("nan")
     red = R[np.ix_(idx, idx)].sum() / (k * (k - 1)) if k > 1 else 0.0
     return float(rel[idx].sum() / k - red)
@@ -125,7 +136,8 @@ def wrapper_mcc(X, y, idx, random_state=_SEED) -> float:  # idx: selected featur
     from mlxplain.metrics import mcc
     if len(idx) == 0: return float("nan")
     Xs = X[:, np.asarray(idx)]
-    Xtr, Xva, ytr, yva = _sk_train_test_split(Xs, y, test_size=0.2, shuffle=True, stratify=y, random_state=random_state)
+    Xtr, Xva, ytr, yva = _sk_train_test_split(Xs, y, test_size=0.2, shuffle=True, stratify=y,
+                                              random_state=random_state)
     model = DecisionTreeClassifier(criterion="entropy", random_state=random_state).fit(Xtr, ytr)
     return float(mcc(yva, model.predict(Xva)))
 
@@ -553,7 +565,7 @@ def _pairs_paper(m, S, nf, ov):
             m.add(m.sum(t) <= ov)
 
 def _pairs_fast(m, S, nf, ov, cut: bool):
-    "Fast: an at-most-one per feature for disjoint sets; else t >= s' + s'' - 1 as a clause, the counting cut."
+    "Fast: at-most-one per feature for disjoint sets; else t >= s' + s'' - 1 as a clause, the counting cut."
     n_sets = len(S)
     if ov == 0 and n_sets > 1:
         for i in range(nf): m.add(m.sum([s[i] for s in S]) <= 1)
@@ -745,7 +757,8 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
                        time_limit: float | None = 60.0,  # seconds per unknown set (paper: 60); None: no limit
                        preselect: bool = False,  # drop all but the (a+1)k best features (univariate only)
                        must=(), must_not=(),  # features forced into / out of every set
-                       precision: int | None = None,  # CP-SAT: decimals kept relative to the largest coefficient
+                       # CP-SAT: decimals kept relative to the largest coefficient
+                       precision: int | None = None,
                        random_state=None, n_jobs: int = 1,
                        return_model: bool = False,  # return (model, set variables, features) unsolved
                        options: SolverOptions | None = None):  # search settings (None: `SolverOptions()`)
@@ -790,38 +803,53 @@ def _sorted_features(q):
 
 def greedy_replacement(q, k: int, n_alternatives: int, tau: float):  # q: (n,) univariate qualities
     "Greedy Replacement (Algorithm 2): list of `n_alternatives + 1` index arrays or None (not found)."
-    q = np.asarray(q, dtype=float); n = len(q); order = _sorted_features(q)
+    q = np.asarray(q, dtype=float)
+    n = len(q)
+    order = _sorted_features(q)
     n_new = k - max_overlap(k, tau)  # = ceil(tau * k)
-    shared = list(order[:k - n_new]); pos = k - n_new; out = []
+    shared = list(order[:k - n_new])
+    pos = k - n_new
+    out = []
     l = 0
     while l <= n_alternatives and (n_new == 0 or l <= (n - k) / n_new):
-        out.append(np.sort(np.array(shared + list(order[pos:pos + n_new]), dtype=int))); pos += n_new; l += 1
+        out.append(np.sort(np.array(shared + list(order[pos:pos + n_new]), dtype=int)))
+        pos += n_new
+        l += 1
     return out + [None] * (n_alternatives + 1 - len(out))
 
 def greedy_balancing(q, k: int, n_alternatives: int, tau: float):  # q: (n,) univariate qualities
     "Greedy Balancing (Algorithm 3): all `n_alternatives + 1` sets, or all None if k + a⌈τk⌉ > n."
-    q = np.asarray(q, dtype=float); n = len(q); order = _sorted_features(q)
+    q = np.asarray(q, dtype=float)
+    n = len(q)
+    order = _sorted_features(q)
     n_new = k - max_overlap(k, tau)
     if n_new * n_alternatives + k > n: return [None] * (n_alternatives + 1)
     sets = [list(order[:k - n_new]) for _ in range(n_alternatives + 1)]
     Qrel = [0.0] * (n_alternatives + 1)
     for j in order[k - n_new:n_new * n_alternatives + k]:
         l = min((l for l in range(n_alternatives + 1) if len(sets[l]) < k), key=lambda l: (Qrel[l], l))
-        sets[l].append(j); Qrel[l] += q[j]
+        sets[l].append(j)
+        Qrel[l] += q[j]
     return [np.sort(np.array(s, dtype=int)) for s in sets]
 
 def greedy_depth_search(q, k: int, n_alternatives: int, tau: float,  # q: (n,) univariate qualities
-                        max_iters: int | None = 1_000_000,  # candidate k-subsets examined at most (None: no cap)
+                        # candidate k-subsets examined at most (None: no cap)
+                        max_iters: int | None = 1_000_000,
                         time_limit: float | None = None,  # seconds (None: no limit)
                         return_statuses: bool = False):  # also return one status per set
     """Greedy Depth Search (Algorithm 4): k-subsets in lexicographic position order, kept if alternative.
-    Statuses: 'feasible' (found), 'infeasible' (all C(n, k) subsets tried: no further alternative to the sets found),
-    'not solved' (stopped by `max_iters` or `time_limit` first)."""
-    q = np.asarray(q, dtype=float); order = _sorted_features(q); ov = max_overlap(k, tau); out = []
+    Statuses: 'feasible' (found), 'infeasible' (all C(n, k) subsets tried: no further alternative to
+    the sets found), 'not solved' (stopped by `max_iters` or `time_limit` first)."""
+    q = np.asarray(q, dtype=float)
+    order = _sorted_features(q)
+    ov = max_overlap(k, tau)
+    out = []
     t0, it, missing = time.perf_counter(), 0, "infeasible"
     for positions in itertools.combinations(range(len(q)), k):
-        if (max_iters is not None and it >= max_iters) or (time_limit is not None and it % 1024 == 0 and time.perf_counter() - t0 > time_limit):
-            missing = "not solved"; break
+        if ((max_iters is not None and it >= max_iters)
+                or (time_limit is not None and it % 1024 == 0 and time.perf_counter() - t0 > time_limit)):
+            missing = "not solved"
+            break
         it += 1
         cand = set(order[list(positions)].tolist())
         if all(len(cand & F) <= ov for F in out): out.append(cand)
@@ -839,11 +867,13 @@ def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision t
                    must=(), must_not=(), random_state=None, n_jobs: int = 1):
     "Greedy Wrapper search for `n_sets` sets; returns (sets, qualities, status, seconds, iterations)."
     agg = sum if aggregation == "sum" else min
-    m, S, feats = solve_alternatives({"kind": "wrapper", "n": X.shape[1]}, k, tau, n_sets, fixed_sets, aggregation,
-                                     solver, "paper", time_limit, must=must, must_not=must_not,
+    m, S, feats = solve_alternatives({"kind": "wrapper", "n": X.shape[1]}, k, tau, n_sets, fixed_sets,
+                                     aggregation, solver, "paper", time_limit, must=must, must_not=must_not,
                                      random_state=random_state, n_jobs=n_jobs, return_model=True)
     seed = _seed(random_state)
-    t0 = time.perf_counter(); status = m.solve(); iters = 1
+    t0 = time.perf_counter()
+    status = m.solve()
+    iters = 1
     if status not in ("optimal", "feasible"):
         return [None] * n_sets, [float("nan")] * n_sets, status, time.perf_counter() - t0, iters
     cur = [[m.val(v) > 0.5 for v in s] for s in S]
@@ -852,7 +882,9 @@ def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision t
     while iters < max_iters and j1 < nf - 1:
         m.fixed = [(s[j], not cur[l][j]) for l, s in enumerate(S) for j in (j1, j2)]
         m.maximize(m.sum([v if c else 1 - v for s, cs in zip(S, cur) for v, c in zip(s, cs)]))
-        st = m.solve(); iters += 1; improved = False
+        st = m.solve()
+        iters += 1
+        improved = False
         if st in ("optimal", "feasible"):
             new = [[m.val(v) > 0.5 for v in s] for s in S]
             nq = [wrapper_mcc(X, y, feats[np.flatnonzero(c)], seed) for c in new]
@@ -865,7 +897,8 @@ def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision t
 
 # %% ../nbs/40_alternatives.ipynb #2a1178d2
 _METHODS = ("solver", "greedy_replacement", "greedy_balancing", "greedy_depth")
-_HEURISTICS = {"greedy_replacement": (greedy_replacement, "sequential"), "greedy_balancing": (greedy_balancing, "simultaneous"),
+_HEURISTICS = {"greedy_replacement": (greedy_replacement, "sequential"),
+               "greedy_balancing": (greedy_balancing, "simultaneous"),
                "greedy_depth": (greedy_depth_search, "sequential")}
 
 def _resolve_seed(random_state):
@@ -900,7 +933,7 @@ def _check_y(y, n_rows=None):
     return y
 
 class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
-    "Find a feature set and `n_alternatives` alternatives to it, each differing by Dice dissimilarity >= `tau`."
+    "Find a feature set and `n_alternatives` alternatives, each differing by Dice dissimilarity >= `tau`."
     def __init__(self,
                  objective="mi",  # 'mi', 'model_gain', 'fcbf', 'mrmr', 'wrapper', or a 1-D array of qualities
                  k: int = 5,  # features per set
@@ -915,9 +948,11 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
                  must_select=None,  # features every set must contain
                  must_not_select=None,  # features no set may contain
-                 precision: int | None = None,  # CP-SAT: decimals kept relative to the largest coefficient (None: largest safe, <= 9)
+                 # CP-SAT: decimals kept relative to the largest coefficient (None: largest safe, <= 9)
+                 precision: int | None = None,
                  max_iters: int = 1000,  # Greedy Wrapper: maximum solver calls
-                 mi_estimator: str = "regression",  # feature–target MI: 'regression' (as alfese) or 'classif'
+                 # feature–target MI: 'regression' (as alfese) or 'classif'
+                 mi_estimator: str = "regression",
                  random_state=None,  # int or RandomState: seeds MI, trees, solver (None: seed 25, as alfese)
                  n_jobs: int = 1,  # CP-SAT workers
                  use_alternative: int = 0):  # the set `transform` keeps (0 = original, i = i-th alternative)
@@ -932,31 +967,45 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
         self._encoder = None
         if user:
             q = np.asarray(obj, dtype=float)
-            if q.ndim != 1: raise ValueError(f"objective as qualities must be 1-D (one value per feature), got shape {q.shape}")
-            if not np.all(np.isfinite(q)): raise ValueError("objective qualities contain NaN or inf; give finite values")
+            if q.ndim != 1:
+                raise ValueError("objective as qualities must be 1-D (one value per feature), "
+                                 f"got shape {q.shape}")
+            if not np.all(np.isfinite(q)):
+                raise ValueError("objective qualities contain NaN or inf; give finite values")
             n = len(q)
             if X is not None:
                 X = _check_X(X)
-                if X.shape[1] != n: raise ValueError(f"X has {X.shape[1]} features but objective has {n} qualities")
+                if X.shape[1] != n:
+                    raise ValueError(f"X has {X.shape[1]} features but objective has {n} qualities")
         else:
-            if obj not in OBJECTIVES: raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
+            if obj not in OBJECTIVES:
+                raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
             if X is None or y is None: raise ValueError(f"objective={obj!r} needs X and y")
-            X = _check_X(X); n = X.shape[1]
+            X = _check_X(X)
+            n = X.shape[1]
             y = _check_y(y, X.shape[0])
             self._encoder = LabelEncoder().fit(y) if y.dtype.kind in "OUS" else None  # strings -> 0..C-1
             if self._encoder is not None: y = self._encoder.transform(y)
-        if isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.integer, np.floating)) or not (0 <= self.tau <= 1):
-            raise ValueError(f"tau={self.tau!r}: tau must be a number in [0, 1] (0 allows identical sets, 1 forbids any overlap)")
+        if (isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.integer, np.floating))
+                or not (0 <= self.tau <= 1)):
+            raise ValueError(f"tau={self.tau!r}: tau must be a number in [0, 1] "
+                             "(0 allows identical sets, 1 forbids any overlap)")
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or not (1 <= self.k <= n):
             raise ValueError(f"k={self.k!r}: k must be an integer in [1, n_features={n}]")
-        if isinstance(self.n_alternatives, bool) or not isinstance(self.n_alternatives, (int, np.integer)) or self.n_alternatives < 0:
+        if (isinstance(self.n_alternatives, bool) or not isinstance(self.n_alternatives, (int, np.integer))
+                or self.n_alternatives < 0):
             raise ValueError(f"n_alternatives={self.n_alternatives!r}: must be an integer >= 0")
-        if self.search not in ("sequential", "simultaneous"): raise ValueError(f"search={self.search!r}: use 'sequential' or 'simultaneous'")
-        if self.aggregation not in ("sum", "min"): raise ValueError(f"aggregation={self.aggregation!r}: use 'sum' or 'min'")
+        if self.search not in ("sequential", "simultaneous"):
+            raise ValueError(f"search={self.search!r}: use 'sequential' or 'simultaneous'")
+        if self.aggregation not in ("sum", "min"):
+            raise ValueError(f"aggregation={self.aggregation!r}: use 'sum' or 'min'")
         if self.method not in _METHODS: raise ValueError(f"method={self.method!r}: use one of {_METHODS}")
-        if self.solver not in ("cpsat", "scip"): raise ValueError(f"solver={self.solver!r}: use 'cpsat' or 'scip'")
-        if self.formulation not in ("paper", "fast"): raise ValueError(f"formulation={self.formulation!r}: use 'paper' or 'fast'")
-        if self.formulation == "fast" and self.solver != "cpsat": raise ValueError("formulation='fast' needs solver='cpsat'")
+        if self.solver not in ("cpsat", "scip"):
+            raise ValueError(f"solver={self.solver!r}: use 'cpsat' or 'scip'")
+        if self.formulation not in ("paper", "fast"):
+            raise ValueError(f"formulation={self.formulation!r}: use 'paper' or 'fast'")
+        if self.formulation == "fast" and self.solver != "cpsat":
+            raise ValueError("formulation='fast' needs solver='cpsat'")
         tl = self.time_limit
         number = (int, float, np.integer, np.floating)
         if tl is not None and (isinstance(tl, bool) or not isinstance(tl, number) or not 0 < tl < math.inf):
@@ -967,27 +1016,35 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
         self._rs = _resolve_seed(self.random_state)
         kind = "user" if user else obj
         if self.method != "solver" and kind not in UNIVARIATE:
-            raise ValueError(f"method={self.method!r} needs univariate qualities (objective 'mi', 'model_gain' or a vector), got {kind!r}")
+            raise ValueError(f"method={self.method!r} needs univariate qualities "
+                             f"(objective 'mi', 'model_gain' or a vector), got {kind!r}")
         if self.mi_estimator not in ("regression", "classif"):
             raise ValueError(f"mi_estimator={self.mi_estimator!r}: use 'regression' (as alfese) or 'classif'")
-        if kind == "mrmr" and self.k < 2: raise ValueError("objective='mrmr' needs k >= 2 (redundancy is averaged over pairs)")
+        if kind == "mrmr" and self.k < 2:
+            raise ValueError("objective='mrmr' needs k >= 2 (redundancy is averaged over pairs)")
         must = _check_indices("must_select", self.must_select, n)
         must_not = _check_indices("must_not_select", self.must_not_select, n)
-        if np.intersect1d(must, must_not).size: raise ValueError("a feature is in both must_select and must_not_select")
+        if np.intersect1d(must, must_not).size:
+            raise ValueError("a feature is in both must_select and must_not_select")
         if len(must) > self.k: raise ValueError(f"must_select has {len(must)} features but k={self.k}")
         if (len(must) or len(must_not)) and self.method != "solver":
-            raise ValueError("must_select / must_not_select need method='solver' (the heuristics cannot take constraints)")
+            raise ValueError("must_select / must_not_select need method='solver' "
+                             "(the heuristics cannot take constraints)")
         return X, y, n, kind, must, must_not
 
     def _problem(self, X, y, kind):
         rs = self._rs
-        if kind == "user": return {"kind": "linear", "q": np.asarray(self.objective, dtype=float), "n": len(self.objective)}
-        if kind == "mi": return {"kind": "linear", "q": mi_qualities(X, y, rs, self.mi_estimator), "n": X.shape[1]}
-        if kind == "model_gain": return {"kind": "linear", "q": model_gain_qualities(X, y, rs), "n": X.shape[1]}
+        if kind == "user":
+            return {"kind": "linear", "q": np.asarray(self.objective, dtype=float), "n": len(self.objective)}
+        if kind == "mi":
+            return {"kind": "linear", "q": mi_qualities(X, y, rs, self.mi_estimator), "n": X.shape[1]}
+        if kind == "model_gain":
+            return {"kind": "linear", "q": model_gain_qualities(X, y, rs), "n": X.shape[1]}
         if kind == "wrapper": return {"kind": "wrapper", "n": X.shape[1]}
         rel, R = _mrmr_data(X, y, rs, self.mi_estimator)
         if kind == "mrmr": return {"kind": "mrmr", "rel": rel, "R": R, "n": X.shape[1]}
-        q = rel / rel.sum() if rel.sum() > 0 else rel  # fcbf: normalised MI objective, raw MI in the constraints
+        # fcbf: normalised MI objective, raw MI in the constraints
+        q = rel / rel.sum() if rel.sum() > 0 else rel
         return {"kind": "fcbf", "q": q, "pairs": _fcbf_pairs(rel, R), "n": X.shape[1]}
 
     def _quality(self, idx, problem=None):
@@ -1018,8 +1075,8 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
             fn, self.search_ = _HEURISTICS[self.method]
             t0 = time.perf_counter()
             if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
-                sets, sts = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau, time_limit=tl * (self.n_alternatives + 1),
-                               return_statuses=True)
+                sets, sts = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau,
+                               time_limit=tl * (self.n_alternatives + 1), return_statuses=True)
             else:
                 sets = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau)
                 sts = ["feasible" if s is not None else "not solved" for s in sets]
@@ -1045,7 +1102,10 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
         return self
 
     def _append(self, s, q, st, dt):
-        self.feature_sets_.append(s); self.qualities_.append(q); self.statuses_.append(st); self.times_.append(dt)
+        self.feature_sets_.append(s)
+        self.qualities_.append(q)
+        self.statuses_.append(st)
+        self.times_.append(dt)
 
     def _step(self, tl):
         fixed = [s for s in self.feature_sets_ if s is not None]
@@ -1062,10 +1122,11 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
             self._append(sets[0], self._quality(sets[0]), st, dt)
 
     def next_alternative(self):
-        "Continue a fitted sequential solver search by one more alternative; returns its feature indices (or None)."
+        "Add one alternative to a fitted sequential solver search; returns its feature indices (or None)."
         if not hasattr(self, "feature_sets_"): raise ValueError("call fit before next_alternative")
         if self.method != "solver" or self.search_ != "sequential":
-            raise ValueError("next_alternative continues sequential solver search only (search='sequential', method='solver')")
+            raise ValueError("next_alternative continues sequential solver search only "
+                             "(search='sequential', method='solver')")
         self._step(60.0 if self.time_limit is None else self.time_limit)
         self._build_results()
         return self.feature_sets_[-1]
@@ -1076,8 +1137,10 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
             "set": range(len(self.feature_sets_)),
             "features": [None if s is None else [int(j) for j in s] for s in self.feature_sets_],
             "quality": self.qualities_, "status": self.statuses_, "time": self.times_,
-            "objective": self.kind_, "search": self.search_, "aggregation": self.aggregation if self.search_ == "simultaneous" else "-",
-            "method": self.method, "solver": self.solver if self.method == "solver" else "-", "k": self.k, "tau": self.tau})
+            "objective": self.kind_, "search": self.search_,
+            "aggregation": self.aggregation if self.search_ == "simultaneous" else "-",
+            "method": self.method, "solver": self.solver if self.method == "solver" else "-",
+            "k": self.k, "tau": self.tau})
 
     def score_sets(self,
                    X,  # other data (e.g. a test split) with the features seen in fit
@@ -1127,48 +1190,62 @@ def _alfese_run(problem, k, tau, a, search, aggregation):
     "Solve one problem with the reference package alfese; returns (qualities, statuses, seconds)."
     from alfese import alfese as af
     if problem["kind"] == "linear":
-        sel = af.ManualQualityUnivariateSelector(); sel.set_data(list(problem["q"]))
+        sel = af.ManualQualityUnivariateSelector()
+        sel.set_data(list(problem["q"]))
     elif problem["kind"] == "mrmr":
-        sel = af.MRMRSelector(); n = problem["n"]; sel._n = n
+        sel = af.MRMRSelector()
+        n = problem["n"]
+        sel._n = n
         sel._mi_target_train = sel._mi_target_test = np.asarray(problem["rel"])
         sel._mi_features_train = sel._mi_features_test = [np.asarray(r) for r in problem["R"]]
     elif problem["kind"] == "fcbf":
-        sel = af.FCBFSelector(); sel._n = problem["n"]; sel._q_train = sel._q_test = problem["q"]
+        sel = af.FCBFSelector()
+        sel._n = problem["n"]
+        sel._q_train = sel._q_test = problem["q"]
         sel._mi_target, sel._mi_features = np.asarray(problem["rel"]), [np.asarray(r) for r in problem["R"]]
     else: raise ValueError(f"no alfese counterpart for {problem['kind']!r}")
     t0 = time.perf_counter()
     r = (sel.search_sequentially(k, a, tau) if search == "sequential"
          else sel.search_simultaneously(k, a, tau, objective_agg=aggregation))
     dt = time.perf_counter() - t0
-    st = [{0: "optimal", 1: "feasible", 2: "infeasible"}.get(int(s), "not solved") for s in r["optimization_status"]]
+    st = [{0: "optimal", 1: "feasible", 2: "infeasible"}.get(int(s), "not solved")
+          for s in r["optimization_status"]]
     return r["train_objective"].to_numpy(dtype=float), st, dt
 
 def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alternatives)
                       settings,  # iterable of (k, tau, a, search, aggregation)
                       solver="cpsat", formulation="paper"):
-    "Our and alfese's statuses (set by set) and optimal objective values (sum, or min for min-aggregation) on the same problems."
+    "Our and alfese's statuses (set by set) and optimal values (sum; min if min-aggregated) on each problem."
     rows = []
     for name, p in problems.items():
         for k, tau, a, search, agg in settings:
             if search == "sequential":
                 sets, st, t_ours = [], [], 0.0
                 for _ in range(a + 1):
-                    s_, st_, dt = solve_alternatives(p, k, tau, 1, [s for s in sets if s is not None], "sum", solver, formulation, None)
-                    sets.append(s_[0]); st.append(st_); t_ours += dt
+                    s_, st_, dt = solve_alternatives(p, k, tau, 1, [s for s in sets if s is not None], "sum",
+                                                     solver, formulation, None)
+                    sets.append(s_[0])
+                    st.append(st_)
+                    t_ours += dt
             else:
                 sets, st0, t_ours = solve_alternatives(p, k, tau, a + 1, (), agg, solver, formulation, None)
                 st = [st0] * (a + 1)
-            if p["kind"] == "mrmr": ours = np.array([np.nan if s is None else mrmr_value(s, p["rel"], p["R"]) for s in sets])
-            else: ours = np.array([np.nan if s is None else p["q"][s].sum() for s in sets])
+            if p["kind"] == "mrmr":
+                ours = np.array([np.nan if s is None else mrmr_value(s, p["rel"], p["R"]) for s in sets])
+            else:
+                ours = np.array([np.nan if s is None else p["q"][s].sum() for s in sets])
             ref, ref_st, t_ref = _alfese_run(p, k, tau, a, search, agg)
             f = np.nanmin if agg == "min" and search == "simultaneous" else np.nansum
-            same = list(st) == list(ref_st)  # statuses must agree set by set (e.g. both 'infeasible' from the same set on)
+            # statuses must agree set by set (e.g. both 'infeasible' from the same set on)
+            same = list(st) == list(ref_st)
             opt = np.array([x == "optimal" for x in st])
             both = same and bool(opt.any())  # values are compared over the sets both report optimal
             o, r_ = (float(f(ours[opt])), float(f(ref[opt]))) if both else (np.nan, np.nan)
-            rows.append({"problem": name, "k": k, "tau": tau, "a": a, "search": search, "aggregation": agg if search == "simultaneous" else "-",
+            rows.append({"problem": name, "k": k, "tau": tau, "a": a, "search": search,
+                         "aggregation": agg if search == "simultaneous" else "-",
                          "status_ours": ",".join(st), "status_alfese": ",".join(ref_st), "same_status": same,
-                         "ours": o, "alfese": r_, "rel_diff": abs(o - r_) / max(abs(r_), 1e-12) if both else np.nan,
+                         "ours": o, "alfese": r_,
+                         "rel_diff": abs(o - r_) / max(abs(r_), 1e-12) if both else np.nan,
                          "both_optimal": both and bool(opt.all()), "ours_s": t_ours, "alfese_s": t_ref})
     return pd.DataFrame(rows)
 
@@ -1178,14 +1255,15 @@ def label_specific_alternatives(scores,  # (C, D) per-label qualities, e.g. FALS
                                 k: int = 5, n_alternatives: int = 2, tau: float = 0.5,
                                 label_names=None,  # C names (default label_0, ...)
                                 **kwargs) -> pd.DataFrame:  # more AlternativeFeatureSelector parameters
-    "Alternatives per label and shared (mean-quality) alternatives; tidy table with label 'shared' for the latter."
+    "Alternatives per label, and shared ones (mean quality); tidy table with label 'shared' for the latter."
     S = np.asarray(scores, dtype=float)
     if S.ndim != 2: raise ValueError(f"scores must be (C, D) per-label qualities, got shape {S.shape}")
     names = list(label_names) if label_names is not None else [f"label_{j}" for j in range(S.shape[0])]
     if len(names) != S.shape[0]: raise ValueError(f"{len(names)} label_names for {S.shape[0]} labels")
     frames = []
     for name, q in list(zip(names, S)) + [("shared", S.mean(0))]:
-        sel = AlternativeFeatureSelector(objective=q, k=k, n_alternatives=n_alternatives, tau=tau, **kwargs).fit()
+        sel = AlternativeFeatureSelector(objective=q, k=k, n_alternatives=n_alternatives, tau=tau,
+                                         **kwargs).fit()
         frames.append(sel.results_.assign(label=name))
     out = pd.concat(frames, ignore_index=True)
     return out[["label"] + [c for c in out.columns if c != "label"]]
@@ -1193,7 +1271,7 @@ def label_specific_alternatives(scores,  # (C, D) per-label qualities, e.g. FALS
 def shared_vs_specific(table: pd.DataFrame,  # output of label_specific_alternatives
                        scores,  # the same (C, D) qualities
                        label_names=None) -> pd.DataFrame:
-    "Per label: Dice dissimilarity of shared and own original set, and quality of each under the label's scores."
+    "Per label: Dice dissimilarity of shared and own original set; quality of each under the label's scores."
     S = np.asarray(scores, dtype=float)
     names = list(label_names) if label_names is not None else [f"label_{j}" for j in range(S.shape[0])]
     shared = table[(table.label == "shared")].sort_values("set")["features"].tolist()
@@ -1202,7 +1280,8 @@ def shared_vs_specific(table: pd.DataFrame,  # output of label_specific_alternat
         own = table[(table.label == name)].sort_values("set")["features"].tolist()
         if own[0] is None or shared[0] is None: continue
         q_own, q_sh = S[j][own[0]].sum(), S[j][shared[0]].sum()
-        q_best_sh = max(S[j][f].sum() for f in shared if f is not None)  # best shared alternative for this label
+        # best shared alternative for this label
+        q_best_sh = max(S[j][f].sum() for f in shared if f is not None)
         rows.append({"label": name, "dice_own_vs_shared": dice_dissimilarity(own[0], shared[0]),
                      "quality_own": q_own, "quality_shared_original": q_sh,
                      "kept_by_shared_original": q_sh / q_own if q_own else np.nan,
@@ -1221,26 +1300,34 @@ def tree_mcc(Xtr, ytr, Xte, yte,  # training and test data
 
 # %% ../nbs/40_alternatives.ipynb #b6f72299
 def demo(out_dir) -> dict:  # out_dir: folder for the figure
-    "Three alternatives (tau = 1, k = 3) on data with 9 informative and 10 noise features (make_alternative_groups); < 20 s."
+    "3 alternatives (tau = 1, k = 3) on 9 informative, 10 noise features (make_alternative_groups); < 20 s."
     from mlxplain.data import make_alternative_groups
     from mlxplain.plots import set_style, savefig
     import matplotlib.pyplot as plt
-    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
-    X, y, groups = make_alternative_groups(n_samples=600, n_groups=3, group_size=3, n_noise=10, random_state=0)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    X, y, groups = make_alternative_groups(n_samples=600, n_groups=3, group_size=3, n_noise=10,
+                                           random_state=0)
     Xtr, Xte, ytr, yte = _sk_train_test_split(X, y, test_size=1 / 3, stratify=y, random_state=0)
-    sel = AlternativeFeatureSelector(objective="mi", k=3, n_alternatives=3, tau=1.0, random_state=0).fit(Xtr, ytr)
+    sel = AlternativeFeatureSelector(objective="mi", k=3, n_alternatives=3, tau=1.0,
+                                     random_state=0).fit(Xtr, ytr)
     table = sel.results_[["set", "features", "quality", "status"]].copy()
     table["test_mcc"] = [tree_mcc(Xtr, ytr, Xte, yte, s, 0) for s in sel.feature_sets_]
-    signal = set(np.concatenate(groups).tolist())  # every group feature is z + noise: all 9 are equally informative
+    # every group feature is z + noise: all 9 are equally informative
+    signal = set(np.concatenate(groups).tolist())
     table["signal_features"] = [0 if s is None else len(signal & set(s.tolist())) for s in sel.feature_sets_]
     print(table.to_string(index=False))
     set_style()
     fig, ax = plt.subplots(figsize=(5, 3))
     ax.bar(table["set"] - 0.2, table["quality"], 0.4, label="MI quality (train)")
     ax.bar(table["set"] + 0.2, table["test_mcc"], 0.4, label="tree MCC (test)")
-    ax.set_xlabel("feature set (0 = original)"); ax.set_xticks(table["set"]); ax.legend(fontsize=8)
+    ax.set_xlabel("feature set (0 = original)")
+    ax.set_xticks(table["set"])
+    ax.legend(fontsize=8)
     ax.set_title("Alternative feature sets, tau = 1")
     path = savefig(fig, out_dir / "alternatives_demo.png")
-    return {"feature_sets": table["features"].tolist(), "qualities": [round(float(q), 4) for q in table["quality"]],
-            "test_mcc": [round(float(m), 3) for m in table["test_mcc"]], "all_signal_sets": int((table["signal_features"] == 3).sum()),
+    return {"feature_sets": table["features"].tolist(),
+            "qualities": [round(float(q), 4) for q in table["quality"]],
+            "test_mcc": [round(float(m), 3) for m in table["test_mcc"]],
+            "all_signal_sets": int((table["signal_features"] == 3).sum()),
             "figure": str(path)}
