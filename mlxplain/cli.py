@@ -24,12 +24,14 @@ def _module(name):  # a module of the package, or None when it does not exist
 
 def chapter_module(name):
     "The method module of chapter `name` (its `demo`), or None when that chapter does not exist (yet)."
-    if name not in CHAPTERS: raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
+    if name not in CHAPTERS:
+        raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
     return _module(CHAPTERS[name])
 
 def reproduction_module(name):
     "The reproduction module of chapter `name`: `mlxplain.repro.<name>`, where its `reproduce` lives."
-    if name not in CHAPTERS: raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
+    if name not in CHAPTERS:
+        raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
     return _module(f"mlxplain.repro.{name}") or _Legacy(chapter_module(name))
 
 def foundation_demo(out_dir: Path) -> dict:
@@ -42,19 +44,23 @@ def foundation_demo(out_dir: Path) -> dict:
     S = BinaryRelevance().fit(tr.X, tr.Y).predict_proba(te.X)
     P = (S >= 0.5).astype(np.int8)
     return {"data": repr(ds).splitlines()[0], "hamming_loss": round(M.hamming_loss(te.Y, P), 4),
-            "ranking_loss": round(M.ranking_loss(te.Y, S), 4), "average_precision": round(M.average_precision(te.Y, S), 4)}
+            "ranking_loss": round(M.ranking_loss(te.Y, S), 4),
+            "average_precision": round(M.average_precision(te.Y, S), 4)}
 
 def run_demo(out_dir="demo_output", chapters=None) -> dict:
     "Run the foundation demo and every existing chapter's `demo(out_dir/<chapter>)`; returns {part: summary}."
-    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     report = {}
     parts = [("foundation", foundation_demo)] + [
-        (c, m.demo) for c in (CHAPTERS if chapters is None else chapters) if (m := chapter_module(c)) is not None and hasattr(m, "demo")]
+        (c, m.demo) for c in (CHAPTERS if chapters is None else chapters)
+        if (m := chapter_module(c)) is not None and hasattr(m, "demo")]
     for name, fn in parts:
         t0 = time.perf_counter()
         try: summary = fn(out_dir / name)
         except Exception as e:  # one broken chapter must not hide the others' results
-            traceback.print_exc(); summary = {"error": f"{type(e).__name__}: {e}"}
+            traceback.print_exc()
+            summary = {"error": f"{type(e).__name__}: {e}"}
         report[name] = {**(summary or {}), "seconds": round(time.perf_counter() - t0, 1)}
         print(f"\n== {name} ({report[name]['seconds']} s)")
         for k, v in report[name].items():
@@ -88,7 +94,8 @@ def _seeds(text):  # "0,1,2" or "0-4" -> (0, 1, 2, ...)
 
 def _scheduler(text):  # "local", or the address of a running dask scheduler
     if text in (None, "local") or "://" in text: return text
-    raise argparse.ArgumentTypeError(f"--scheduler {text!r}: 'local' or a scheduler address such as tcp://host:8786")
+    raise argparse.ArgumentTypeError(f"--scheduler {text!r}: "
+                                     "'local' or a scheduler address such as tcp://host:8786")
 
 def _positive(text):
     if text.lstrip("-").isdigit() and (int(text) >= 1 or int(text) == -1): return int(text)
@@ -126,11 +133,14 @@ def _parser():
     m.add_argument("--out", default="demo_output")
     m.add_argument("--chapter", action="append", choices=list(CHAPTERS))
     r = sub.add_parser("reproduce", help="run a chapter's reproduction and write its result files",
-                       description="Run a chapter's reproduction (mlxplain.repro.<chapter>.reproduce) and write "
-                                   "its tidy result tables and meta.json. Finished cells are cached and skipped.")
+                       description="Run a chapter's reproduction (mlxplain.repro.<chapter>.reproduce) "
+                                   "and write its tidy result tables and meta.json. "
+                                   "Finished cells are cached and skipped.")
     r.add_argument("chapter", choices=list(CHAPTERS))
-    r.add_argument("--out", default=None, help="results folder (default: nbs/results/<chapter> in a checkout)")
-    r.add_argument("--quick", action="store_true", help="a small subset, for a smoke test (written to OUT/quick)")
+    r.add_argument("--out", default=None,
+                   help="results folder (default: nbs/results/<chapter> in a checkout)")
+    r.add_argument("--quick", action="store_true",
+                   help="a small subset, for a smoke test (written to OUT/quick)")
     r.add_argument("--data-home", default=None)
     r.add_argument("--parts", type=_names, default=None, help="comma-separated parts (the chapter's PARTS)")
     r.add_argument("--datasets", type=_names, default=None, help="comma-separated data sets")
@@ -144,7 +154,7 @@ def _parser():
 
 # %% ../nbs/05_cli.ipynb #5800ecfc
 def _reproduce(args) -> int:
-    "`mlxplain reproduce`: the chapter's `reproduce(out, parts=…, …)`, with one line for a missing data set."
+    "`mlxplain reproduce`: the chapter's `reproduce(out, parts=…, …)`; one line for a missing data set."
     from mlxplain.data import DownloadError
     from mlxplain.experiments import results_dir
     mod = reproduction_module(args.chapter)

@@ -20,11 +20,13 @@ PALETTE = "colorblind"
 def set_style(context="notebook"):
     "The book's figure style: seaborn whitegrid, colour-blind palette, compact fonts."
     sns.set_theme(context=context, style="whitegrid", palette=PALETTE,
-                  rc={"figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight", "axes.titleweight": "bold"})
+                  rc={"figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight",
+                      "axes.titleweight": "bold"})
 
 def savefig(fig, path, close=True) -> Path:
     "Save `fig` as PNG at `path` (folders created) and close it unless told otherwise."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     if close: plt.close(fig)
     return path
@@ -32,7 +34,8 @@ def savefig(fig, path, close=True) -> Path:
 # %% ../nbs/04_plots.ipynb #3a3bde20
 def paper_vs_ours(paper: pd.DataFrame,   # the paper's numbers: key columns + `paper`
                   ours: pd.DataFrame,    # our measurements: key columns + `ours`
-                  on=None,               # key columns (default: those the two tables share, less the value columns)
+                  # key columns (default: those the two tables share, less the value columns)
+                  on=None,
                   how="outer",           # keep rows only one side has (shown as NaN)
                  ) -> pd.DataFrame:
     "Side-by-side table of the paper's value, ours, `delta` (ours − paper) and `rel_delta`."

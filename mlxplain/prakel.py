@@ -25,22 +25,26 @@ __all__ = ['weighted_hamming', 'resolve_loss', 'labelset_patterns', 'encode_labe
 
 # %% ../nbs/30_prakel.ipynb #86b65715
 def weighted_hamming(w):  # w: (K,) non-negative label weights (normalised to sum 1, the paper's convention)
-    "Weighted Hamming loss $L_{H,w}(y,\\hat y)=\\sum_l w_l[\\hat y_l\\ne y_l]$ as a per-instance cost callable."
+    "Weighted Hamming loss $L_{H,w}(y,\\hat y)=\\sum_l w_l[\\hat y_l\\ne y_l]$ as a per-instance cost."
     return functools.partial(hamming_loss, weights=np.asarray(w, dtype=float), average=False)
 
 _ALIASES = {"rank": "ranking", "subset_zero_one": "subset", "zero_one": "subset", "0/1": "subset"}
 
 def _loss_names(): return sorted(set(LOSSES) | set(_ALIASES))
 
-def resolve_loss(loss):  # a name ("hamming", "f1", "ranking", "subset", "composite" or any key of LOSSES) or a callable c(Y, P) -> (n,)
+def resolve_loss(
+    # a name ("hamming", "f1", "ranking", "subset", "composite", any LOSSES key) or a callable c(Y, P) -> (n,)
+    loss):
     "Per-instance cost function `c(Y, P) -> (n,)` for a loss name or a user callable."
     if callable(loss): return loss
     if not isinstance(loss, str):
-        raise TypeError(f"loss={loss!r}: pass a loss name ({', '.join(_loss_names())}) or a callable c(Y, P) -> per-instance costs")
+        raise TypeError(f"loss={loss!r}: pass a loss name ({', '.join(_loss_names())}) "
+                        "or a callable c(Y, P) -> per-instance costs")
     key = loss.lower()
     name = key if key in LOSSES else _ALIASES.get(key)
     if name not in LOSSES:
-        raise ValueError(f"loss={loss!r} is unknown: use one of {', '.join(_loss_names())} or a callable c(Y, P) -> per-instance costs")
+        raise ValueError(f"loss={loss!r} is unknown: use one of {', '.join(_loss_names())} "
+                         "or a callable c(Y, P) -> per-instance costs")
     return functools.partial(LOSSES[name], average=False)
 
 def _call_cost(cost, Y, P):
@@ -64,7 +68,7 @@ def encode_labelset(Ys):  # (n, k) binary
     k = Ys.shape[1]
     return (np.asarray(Ys, dtype=np.int64) @ (1 << np.arange(k)[::-1])).astype(np.int64)
 
-def transform_costs(cost,          # c(idx, P) -> (n,): cost of training instance idx[i] for candidate row P[i]
+def transform_costs(cost,  # c(idx, P) -> (n,): cost of training instance idx[i] for candidate row P[i]
                     idx,           # (n,) training-instance indices
                     ref,           # (n, K) reference label vectors (labels outside S keep these values)
                     S,             # (k,) the labelset
@@ -73,15 +77,20 @@ def transform_costs(cost,          # c(idx, P) -> (n,): cost of training instanc
                     fast=True,     # use the cost's inside/outside-S split when it has one (`DecomposedCost`)
                    ):
     "Costs (n, 2^k) of every labelset pattern on S, the other labels fixed to `ref`."
-    ref = np.asarray(ref, dtype=np.int8); idx = np.asarray(idx); S = np.asarray(S)
-    B = labelset_patterns(len(S)); R = len(B); n, K = ref.shape
+    ref = np.asarray(ref, dtype=np.int8)
+    idx = np.asarray(idx)
+    S = np.asarray(S)
+    B = labelset_patterns(len(S))
+    R = len(B)
+    n, K = ref.shape
     if fast and getattr(cost, "labelset_costs", None) is not None:
         out = cost.labelset_costs(idx, ref, S, B)      # O(n(K + k·2^k)) instead of O(n·K·2^k)
         return _shift_costs(out) if shift else np.round(out, 12)
     step = max(1, max_rows // (R * K))
     out = np.empty((n, R))
     for a in range(0, n, step):
-        r = ref[a:a + step]; m = len(r)
+        r = ref[a:a + step]
+        m = len(r)
         P = np.repeat(r[:, None, :], R, axis=1)
         P[:, :, S] = B[None]
         out[a:a + m] = cost(np.repeat(idx[a:a + step], R), P.reshape(m * R, K)).reshape(m, R)
@@ -100,13 +109,15 @@ def _sub(A, idx=None, S=None):  # A: (N, K); idx: rows (None: all); S: columns (
     return A[idx] if S is None else A[idx[:, None], np.asarray(S)[None]]
 
 class DecomposedCost:
-    "A training cost c(idx, P) for a named loss that also costs all 2^k patterns of a labelset from sums outside S."
+    "A named loss as training cost c(idx, P) that also costs a labelset's 2^k patterns from sums outside S."
     def __init__(self,
                  Y,            # (N, K) binary truth of the training instances
                  kind,         # "hamming" (weighted, per-instance weights W), "f1", "composite", "subset"
-                 W=None,       # (N, K) or (K,) label weights of the additive part (hamming/composite); None: 1/K
+                 # (N, K) or (K,) label weights of the additive part (hamming/composite); None: 1/K
+                 W=None,
                  alpha=0.8,    # composite: weight of the Hamming part
-                 func=None,    # the loss c(Y, P) -> (n,) itself (the generic path); None: Σ_l W[n,l]·[p_l ≠ y_l] (hamming)
+                 # the loss c(Y, P) -> (n,) itself (generic path); None: Σ_l W[n,l]·[p_l ≠ y_l] (hamming)
+                 func=None,
                  ranking=False,  # W are Lemma 1's ranking-loss weights (func is ranking_loss)
                 ):
         if kind not in ("hamming", "f1", "composite", "subset"):
@@ -116,19 +127,24 @@ class DecomposedCost:
         self.W = np.full(K, 1.0 / K) if W is None else np.asarray(W, dtype=float)
         self.func, self.ranking = func, ranking
         self.ny = self.Y.sum(1).astype(float)   # |y| of every training instance
-        self.YT = np.ascontiguousarray(self.Y.T, dtype=float)   # (K, N) label-major: a labelset's rows are contiguous
+        # (K, N) label-major: a labelset's rows are contiguous
+        self.YT = np.ascontiguousarray(self.Y.T, dtype=float)
         self.WT = np.ascontiguousarray(self.W.T) if self.W.ndim == 2 else self.W
-        # count-based losses are evaluated directly (same arithmetic as mlxplain.metrics); weighted ones through func
+        # count-based losses are evaluated directly (same arithmetic as mlxplain.metrics);
+        # weighted ones through func
         self.counts = func is not None and (W is None or ranking)
 
     def _from_counts(self, tp, ny, npr, K):
         "The loss from the counts |y∩ŷ|, |y|, |ŷ| (n,) — the arithmetic of mlxplain.metrics."
         def div(a, b, empty):
-            out = np.full(a.shape, float(empty)); np.divide(a, b, out=out, where=b != 0); return out
+            out = np.full(a.shape, float(empty))
+            np.divide(a, b, out=out, where=b != 0)
+            return out
         ham = lambda: (ny + npr - 2 * tp) / K
         f1 = lambda: 1.0 - div(2 * tp, ny + npr, 1.0)
         if self.kind == "hamming" and self.ranking:
-            fn, fp = ny - tp, npr - tp; tn = K - ny - fp
+            fn, fp = ny - tp, npr - tp
+            tn = K - ny - fp
             return div(fn * fp + 0.5 * (tp * fp + fn * tn), ny * (K - ny), 0.0)
         if self.kind == "hamming": return ham()
         if self.kind == "f1": return f1()
@@ -136,17 +152,21 @@ class DecomposedCost:
         return ((ny + npr - 2 * tp) > 0).astype(float)
 
     def __call__(self, idx, P):  # the evaluation on full label vectors (the training curve, GW/SW)
-        if self.counts:   # losses of the counts |y∩ŷ|, |y|, |ŷ|: the metrics' own arithmetic, without re-validating P
-            Yt = self.Y[idx]; P = np.asarray(P)
-            tp = np.einsum("ij,ij->i", Yt, P, dtype=float); npr = P.sum(1).astype(float)
+        # losses of the counts |y∩ŷ|, |y|, |ŷ|: the metrics' own arithmetic, without re-validating P
+        if self.counts:
+            Yt = self.Y[idx]
+            P = np.asarray(P)
+            tp = np.einsum("ij,ij->i", Yt, P, dtype=float)
+            npr = P.sum(1).astype(float)
             return self._from_counts(tp, self.ny[idx], npr, Yt.shape[1])
         if self.func is None:   # example-dependent weighted Hamming: instance n's own weights, as given
             W = self.W[idx] if self.W.ndim == 2 else self.W
             return hamming_loss(self.Y[idx], P, weights=W, normalize=False, average=False)
         return _call_cost(self.func, self.Y[idx], P)
 
-    def sums(self, R, idx=None, S=None):  # R: (n, K) binary vectors of rows idx (None: all N), or (n, |S|) on labels S
-        "Per-instance sums (n, 4) of R against the truth over the labels S (None: all): Σ_l W·[y_l≠r_l], |y∩r|, |r|, Σ_l [y_l≠r_l]."
+    # R: (n, K) binary vectors of rows idx (None: all N), or (n, |S|) on labels S
+    def sums(self, R, idx=None, S=None):
+        "Per-instance sums (n, 4) of R vs truth on labels S (None: all): ΣW[y≠r], |y∩r|, |r|, Σ[y≠r]."
         return self._sums_T(_sub(self.YT.T, idx, S).T, np.asarray(R).T, self._weights_T(idx, S)).T
 
     def _weights_T(self, idx=None, S=None):
@@ -159,8 +179,11 @@ class DecomposedCost:
         "`sums` in the label-major layout (4, n): every reduction runs over k contiguous rows."
         # label-major because a labelset's rows are then contiguous and the reductions over k are cheap;
         # row-major (n, k) reductions over a short last axis cost ~10x more per call in numpy
-        RS = np.asarray(RS, dtype=float); YR = YS * RS
-        out = np.empty((4, YS.shape[1])); out[1] = YR.sum(0); out[2] = RS.sum(0)
+        RS = np.asarray(RS, dtype=float)
+        YR = YS * RS
+        out = np.empty((4, YS.shape[1]))
+        out[1] = YR.sum(0)
+        out[2] = RS.sum(0)
         mis = YS + RS - 2 * YR                       # [y ≠ r] for binary y, r
         out[3] = mis.sum(0)
         out[0] = WS @ mis if WS.ndim == 1 else (WS * mis).sum(0)
@@ -168,43 +191,56 @@ class DecomposedCost:
 
     def value(self, sums, idx=None):  # sums: (n, 4) from `sums` over all K labels
         "Cost (n,) of the vectors whose sums are given, without the vectors themselves (the training curve)."
-        if self.counts: return self._from_counts(sums[:, 1], self.ny if idx is None else self.ny[idx], sums[:, 2], self.Y.shape[1])
+        if self.counts:
+            return self._from_counts(sums[:, 1], self.ny if idx is None else self.ny[idx], sums[:, 2],
+                                     self.Y.shape[1])
         return sums[:, 0].copy()   # weighted Hamming: Σ_l W·[y_l ≠ r_l]
 
-    def labelset_costs(self, idx, ref, S, B,  # idx (n,) rows (None: all N); ref (n, K) int8; S (k,); B (R, k) patterns
-                       outside=None,          # (n, 4) `sums` of ref over the labels outside S, if the caller keeps them
+    def labelset_costs(self, idx, ref, S, B,  # idx (n,) rows (None: all N); ref (n, K) int8; S (k,); B (R, k)
+                       # (n, 4) `sums` of ref over the labels outside S, if the caller keeps them
+                       outside=None,
                       ):
-        "Costs (n, R) of every pattern of B on S with the labels outside S fixed to ref; O(n·k·2^k) given `outside`."
+        "Costs (n, R) of each pattern of B on S, the labels outside S fixed to ref; O(nk2^k) given `outside`."
         S = np.asarray(S)
         if outside is None: outside = self.sums(ref, idx) - self.sums(ref[:, S], idx, S)   # O(nK)
         ny = self.ny if idx is None else self.ny[np.asarray(idx)]
-        return self._labelset_costs_T(_sub(self.YT.T, idx, S).T, self._weights_T(idx, S), ny, np.asarray(outside).T, B).T
+        return self._labelset_costs_T(_sub(self.YT.T, idx, S).T, self._weights_T(idx, S), ny,
+                                      np.asarray(outside).T, B).T
 
-    def _labelset_costs_T(self, YS, WS, ny, outside, B):  # YS (k, n); WS (k, n) or (k,); ny (n,); outside (4, n); B (R, k)
+    # YS (k, n); WS (k, n) or (k,); ny (n,); outside (4, n); B (R, k)
+    def _labelset_costs_T(self, YS, WS, ny, outside, B):
         "`labelset_costs` in the label-major layout: (R, n)."
         Bf = B.astype(float)
-        if self.kind in ("hamming", "composite"):   # Σ W·[p ≠ y] on S for every pattern p, plus the outside part
+        # Σ W·[p ≠ y] on S for every pattern p, plus the outside part
+        if self.kind in ("hamming", "composite"):
             WS = WS if WS.ndim == 2 else WS[:, None]   # per-label weights broadcast over the instances
             add = outside[0] + (WS * YS).sum(0) + Bf @ (WS * (1 - 2 * YS))
             if self.kind == "hamming": return add
-        if self.kind in ("f1", "composite"):        # F1 from |y∩ŷ| and |ŷ| split at S; 0 when both are empty
+        # F1 from |y∩ŷ| and |ŷ| split at S; 0 when both are empty
+        if self.kind in ("f1", "composite"):
             tp = outside[1] + Bf @ YS
             den = ny + outside[2] + Bf.sum(1)[:, None]
-            f = np.ones_like(tp); np.divide(2 * tp, den, out=f, where=den != 0)
+            f = np.ones_like(tp)
+            np.divide(2 * tp, den, out=f, where=den != 0)
             return 1.0 - f if self.kind == "f1" else self.alpha * add + (1 - self.alpha) * (1.0 - f)
         mism = Bf.sum(1)[:, None] + YS.sum(0) - 2 * (Bf @ YS)   # Σ_j [b_j ≠ y_j] for every pattern b
         return ((outside[3] + mism) > 0).astype(float)           # subset 0/1
 
 def _ranking_weights(Y):  # (N, K) binary
-    "Lemma 1 for every row: weight 1/(2|y|) on a relevant label, 1/(2(K-|y|)) on an irrelevant one (0 if y is 0 or 1)."
-    Y = np.asarray(Y); K = Y.shape[1]; p = Y.sum(1, keepdims=True).astype(float); q = K - p
+    "Lemma 1 per row: weight 1/(2|y|) on relevant labels, 1/(2(K-|y|)) on irrelevant ones (0 if y is 0 or 1)."
+    Y = np.asarray(Y)
+    K = Y.shape[1]
+    p = Y.sum(1, keepdims=True).astype(float)
+    q = K - p
     w = np.where(Y == 1, 1 / np.maximum(2 * p, 1), 1 / np.maximum(2 * q, 1))
     return np.where((p == 0) | (q == 0), 0.0, w)
 
 def decompose_loss(f, Y):  # f: a loss callable from resolve_loss / weighted_hamming; Y: (N, K) training truth
-    "The `DecomposedCost` of a named loss on training labels Y, or None when f's structure is unknown (user callables)."
+    "The `DecomposedCost` of a named loss on training labels Y; None if f's structure is unknown (callables)."
     if not isinstance(f, functools.partial) or f.args: return None
-    kw = dict(f.keywords); kw.pop("average", None); K = Y.shape[1]
+    kw = dict(f.keywords)
+    kw.pop("average", None)
+    K = Y.shape[1]
     if f.func is hamming_loss and set(kw) <= {"weights", "normalize"}:
         w = kw.get("weights")
         if w is None: return DecomposedCost(Y, "hamming", None, func=f)
@@ -224,8 +260,9 @@ def decompose_loss(f, Y):  # f: a loss callable from resolve_loss / weighted_ham
 
 # %% ../nbs/30_prakel.ipynb #d4206d38
 def ranking_as_weighted_hamming(y):  # (K,) binary truth
-    "Lemma 1: the label weights w(y) with ranking_loss(y, ·) = Σ_l w_l [ŷ_l ≠ y_l] on binary predictions."
-    y = np.asarray(y).astype(bool); K, p = len(y), int((~y).sum())
+    "Lemma 1: the label weights w(y) with ranking_loss(y, ·) = Σ_l w_l [ŷ_l ≠ y_l] on binary ŷ."
+    y = np.asarray(y).astype(bool)
+    K, p = len(y), int((~y).sum())
     if p in (0, K): return np.zeros(K)
     differ = np.where(y, p, K - p)  # |{l : y_l != y_k}|
     return 0.5 * differ / (p * (K - p))
@@ -235,9 +272,10 @@ def _one_sided_refits(fit,       # fit(T) -> (model, its fitted values (N, R) on
                       C,         # (N, R) costs
                       max_iter,  # majorise-minimise refits
                      ):
-    "One-sided regression by majorise–minimise: refit on the cost where the one-sided constraint is violated, the fit elsewhere."
+    "One-sided regression by majorise-minimise: refit on the cost where the constraint fails, else the fit."
     model, R = fit(C)
-    Z = np.where(C <= C.min(1, keepdims=True), 1.0, -1.0)   # +1: the cheapest class (may not be over-estimated)
+    # +1: the cheapest class (may not be over-estimated)
+    Z = np.where(C <= C.min(1, keepdims=True), 1.0, -1.0)
     for _ in range(max_iter):
         T = np.where(Z * (R - C) > 0, C, R)                  # violated → pull to the cost, else stay
         if np.allclose(T, R): break
@@ -245,9 +283,10 @@ def _one_sided_refits(fit,       # fit(T) -> (model, its fitted values (N, R) on
     return model
 
 class CostRegressionClassifier(BaseEstimator):
-    "Cost-sensitive multi-class classifier: regress each class's cost on x, predict the class of least estimated cost."
+    "Cost-sensitive multi-class classifier: regress each class's cost on x, predict the least costly class."
     def __init__(self,
-                 regressor=None,    # any scikit-learn regressor accepting multi-output targets (default Ridge(alpha=1))
+                 # any scikit-learn regressor accepting multi-output targets (default Ridge(alpha=1))
+                 regressor=None,
                  one_sided=False,   # one-sided regression (RED-OSR) instead of plain cost regression
                  max_iter=10,       # majorise-minimise refits when one_sided
                 ):
@@ -257,10 +296,12 @@ class CostRegressionClassifier(BaseEstimator):
         "Fit one regressor of the class costs (multi-output)."
         C = np.asarray(C, dtype=float)
         if C.ndim != 2 or C.shape[0] != X.shape[0]:
-            raise ValueError(f"C must be a (N, n_classes) cost matrix with N={X.shape[0]} rows, got {C.shape}")
+            raise ValueError(f"C must be a (N, n_classes) cost matrix with N={X.shape[0]} rows, "
+                             f"got {C.shape}")
         reg0 = clone(self.regressor) if self.regressor is not None else Ridge(alpha=1.0)
         def fit(T):
-            r = clone(reg0).fit(X, T); return r, np.asarray(r.predict(X)).reshape(C.shape)
+            r = clone(reg0).fit(X, T)
+            return r, np.asarray(r.predict(X)).reshape(C.shape)
         reg = _one_sided_refits(fit, C, self.max_iter) if self.one_sided else fit(C)[0]
         self.regressor_, self.n_classes_ = reg, C.shape[1]
         return self
@@ -283,16 +324,19 @@ class _LinearCosts:
 
 class _SVDRidge:
     "Ridge regressions of many target matrices on one fixed X, from a single thin SVD of the centred X."
-    def __init__(self, X, sample_weight=None):  # X: (N, d) dense or CSR (densified); sample_weight: (N,) or None
+    # X: (N, d) dense or CSR (densified); sample_weight: (N,) or None
+    def __init__(self, X, sample_weight=None):
         Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
         self.sw = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
         self.mean_ = Xd.mean(0) if self.sw is None else self.sw @ Xd / self.sw.sum()
         Xc = Xd - self.mean_
-        if self.sw is not None: Xc = np.sqrt(self.sw)[:, None] * Xc   # weighted ridge = ridge on √w-scaled rows
+        # weighted ridge = ridge on √w-scaled rows
+        if self.sw is not None: Xc = np.sqrt(self.sw)[:, None] * Xc
         self.U, self.s, self.Vt = np.linalg.svd(Xc, full_matrices=False)
 
     def _centred(self, C):
-        cm = C.sum(0) / len(C) if self.sw is None else self.sw @ C / self.sw.sum()   # = C.mean(0), bit for bit, without its overhead
+        # = C.mean(0), bit for bit, without its overhead
+        cm = C.sum(0) / len(C) if self.sw is None else self.sw @ C / self.sw.sum()
         return cm, (C - cm) if self.sw is None else np.sqrt(self.sw)[:, None] * (C - cm)
 
     def fit(self, C, alpha):  # C: (N, R) targets; alpha: ridge penalty
@@ -311,22 +355,25 @@ class _SVDRidge:
         return _one_sided_refits(lambda T: (self.fit(T, alpha), self.fitted(T, alpha)), C, max_iter)
 
 def _shared_alpha(base, X, max_cells=2e7):
-    "The ridge α when `base` is a (one-sided or plain) ridge cost regression and X is small enough to factorise densely; else None."
+    "Ridge α when `base` is a (one-sided or plain) ridge cost regression and X is small enough; else None."
     if not isinstance(base, CostRegressionClassifier): return None
     r = base.regressor
     if r is None: alpha = 1.0
-    elif type(r) is Ridge and r.fit_intercept and not r.positive and np.ndim(r.alpha) == 0: alpha = float(r.alpha)
+    elif type(r) is Ridge and r.fit_intercept and not r.positive and np.ndim(r.alpha) == 0:
+        alpha = float(r.alpha)
     else: return None
     return alpha if X.shape[0] * X.shape[1] <= max_cells else None
 
 # %% ../nbs/30_prakel.ipynb #21e36667
 def select_labelsets(K, k, M, random_state=None):  # K labels, labelset size k, M iterations
-    "M k-labelsets (sorted rows of an (M, k) array), each taking the k labels chosen least so far (random ties)."
+    "M k-labelsets (sorted rows of an (M, k) array), each of the k labels chosen least so far (random ties)."
     rng = check_random_state(random_state)
     counts, out = np.zeros(K, dtype=np.int64), []
     for _ in range(M):
         order = np.lexsort((rng.random(K), counts))    # fewest uses first, random among equals
-        S = np.sort(order[:k]); counts[S] += 1; out.append(S)
+        S = np.sort(order[:k])
+        counts[S] += 1
+        out.append(S)
     return np.array(out, dtype=np.int64).reshape(M, k)
 
 def _check_k(k, K):
@@ -343,61 +390,79 @@ def _check_M(M, K, k):
 
 # %% ../nbs/30_prakel.ipynb #ac1727d1
 def _segments(cost, idx, F_prev, S, h, patterns=None):
-    "Per-instance breakpoints a (k, n; inf = none), votes h (k, n), their rank in α-order (k, n), and the cost (k+1, n) of each segment."
-    # patterns: (n, 2^k) costs of every pattern on S with the other labels at [F_prev > 0], when the caller has them.
-    # Label-major (k, n) throughout: numpy's per-row sorts over a short last axis are ~10x slower than these
-    # pairwise comparisons over k rows, and k is small.
-    S = np.asarray(S); F0 = np.ascontiguousarray(np.asarray(F_prev)[:, S].T); hT = np.ascontiguousarray(np.asarray(h).T)
+    "Per-instance breakpoints a (k, n; inf: none), votes h (k, n), α-ranks (k, n), segment costs (k+1, n)."
+    # patterns: (n, 2^k) costs of every pattern on S with the other labels at [F_prev > 0], when the caller
+    # has them. Label-major (k, n) throughout: numpy's per-row sorts over a short last axis are ~10x slower
+    # than these pairwise comparisons over k rows, and k is small.
+    S = np.asarray(S)
+    F0 = np.ascontiguousarray(np.asarray(F_prev)[:, S].T)
+    hT = np.ascontiguousarray(np.asarray(h).T)
     k, n = F0.shape
-    before = np.where(F0 != 0, F0 > 0, hT > 0); after = hT > 0
+    before = np.where(F0 != 0, F0 > 0, hT > 0)
+    after = hT > 0
     a = np.where(F0 * hT < 0, np.abs(F0), np.inf)              # zero of F0 + α h, when positive
-    # rank of each label of S in its instance's order: by breakpoint; at equal ones h = -1 first (it flips at α = a);
-    # then by position in S (a stable order)
+    # rank of each label of S in its instance's order: by breakpoint; at equal ones h = -1 first (it flips at
+    # α = a); then by position in S (a stable order)
     A1, A2, H1, H2 = a[:, None], a[None], hT[:, None], hT[None]
-    first = (A1 < A2) | ((A1 == A2) & ((H1 < H2) | ((H1 == H2) & (np.arange(k)[:, None, None] < np.arange(k)[None, :, None]))))
+    first = (A1 < A2) | ((A1 == A2) & ((H1 < H2) | ((H1 == H2) & (np.arange(k)[:, None, None]
+                                                                  < np.arange(k)[None, :, None]))))
     rank = first.sum(0)                                         # number of labels before each one
     n_fin = np.isfinite(a).sum(0)
     js = np.arange(k + 1)[:, None, None]
     PS = np.where(rank[None] < js, after[None], before[None])   # (k+1, k, n): the prediction on S in state j
-    codes = np.zeros((k + 1, n), dtype=np.int64)                # (k+1, n) pattern index of each state (MSB first)
-    for l in range(k): codes <<= 1; codes += PS[:, l]
+    # (k+1, n) pattern index of each state (MSB first)
+    codes = np.zeros((k + 1, n), dtype=np.int64)
+    for l in range(k):
+        codes <<= 1
+        codes += PS[:, l]
     if patterns is not None:                                    # a look-up, O(n·k)
         PT = np.ascontiguousarray(np.asarray(patterns).T)       # (2^k, n)
         costs = PT.ravel()[codes * n + np.arange(n)]
     else:   # only states an instance can reach are costed: state j needs at least j finite breakpoints
         jj, rows = np.nonzero(np.arange(k + 1)[:, None] <= n_fin[None])
-        P = (np.asarray(F_prev)[rows] > 0).astype(np.int8); P[:, S] = PS[jj, :, rows]
-        costs = np.zeros((k + 1, n)); costs[jj, rows] = cost(np.asarray(idx)[rows], P)
+        P = (np.asarray(F_prev)[rows] > 0).astype(np.int8)
+        P[:, S] = PS[jj, :, rows]
+        costs = np.zeros((k + 1, n))
+        costs[jj, rows] = cost(np.asarray(idx)[rows], P)
     # unreachable states cost what the last reachable one does
-    return a, hT, rank, np.where(np.arange(k + 1)[:, None] <= n_fin, costs, costs.ravel()[n_fin * n + np.arange(n)])
+    return a, hT, rank, np.where(np.arange(k + 1)[:, None] <= n_fin, costs,
+                                 costs.ravel()[n_fin * n + np.arange(n)])
 
 def greedy_weight(cost,    # c(idx, P) -> (n,)
                   idx,     # (n,) instance indices
                   F_prev,  # (n, K) votes of the first m-1 classifiers
                   S,       # labelset of classifier m
                   h,       # (n, k) its ±1 votes on S
-                  patterns=None,  # (n, 2^k) costs of every pattern on S, the rest at [F_prev > 0] (saves the cost calls)
+                  # (n, 2^k) costs of every pattern on S, the rest at [F_prev > 0] (saves the cost calls)
+                  patterns=None,
                  ):
-    "GW: exact minimiser α > 0 of the mean training cost (Eq. 8) and the minimum, over the objective's breakpoints."
+    "GW: exact minimiser α > 0 of the mean training cost (Eq. 8) and the minimum, over the breakpoints."
     a, hs, rank, costs = _segments(cost, idx, F_prev, S, h, patterns)
-    n = a.shape[1]; fin = np.isfinite(a)
+    n = a.shape[1]
+    fin = np.isfinite(a)
     if not fin.any(): return 1.0, float(costs[0].mean())
     ls, rows = np.nonzero(fin)                                 # one event per finite breakpoint
     vals, hv, r = a[ls, rows], hs[ls, rows], rank[ls, rows]
     delta = costs[r + 1, rows] - costs[r, rows]                # the cost change when the instance passes it
-    o = np.lexsort((hv, vals)); vals, hv, delta = vals[o], hv[o], delta[o]
+    o = np.lexsort((hv, vals))
+    vals, hv, delta = vals[o], hv[o], delta[o]
     cums = np.concatenate([[0.0], np.cumsum(delta)])          # cums[i]: after the first i events
     u = np.unique(vals)
-    start = np.searchsorted(vals, u, side="left"); end = np.searchsorted(vals, u, side="right")
-    neg = np.add.reduceat((hv < 0).astype(np.int64), start)   # events of each breakpoint that flip exactly at it
+    start = np.searchsorted(vals, u, side="left")
+    end = np.searchsorted(vals, u, side="right")
+    # events of each breakpoint that flip exactly at it
+    neg = np.add.reduceat((hv < 0).astype(np.int64), start)
     base = costs[0].mean()
-    obj_int = base + np.concatenate([[0.0], cums[end]]) / n        # open intervals: (0,u1), (u1,u2), …, (uP,∞)
+    # open intervals: (0,u1), (u1,u2), …, (uP,∞)
+    obj_int = base + np.concatenate([[0.0], cums[end]]) / n
     obj_pt = base + cums[start + neg] / n                          # at α = u_g itself (F = 0 predicts 0)
     cand_int = np.concatenate([[u[0] / 2], (u[:-1] + u[1:]) / 2, [u[-1] + 1]])
     best = min(obj_int.min(), obj_pt.min())
     ok = np.flatnonzero(obj_int <= best + 1e-12)
-    if len(ok): return float(cand_int[ok[-1]]), float(obj_int[ok[-1]])    # ties → an interval, the largest α
-    g = int(np.argmin(obj_pt)); return float(u[g]), float(obj_pt[g])
+    # ties → an interval, the largest α
+    if len(ok): return float(cand_int[ok[-1]]), float(obj_int[ok[-1]])
+    g = int(np.argmin(obj_pt))
+    return float(u[g]), float(obj_pt[g])
 
 def simple_weight(cost, idx, F_prev, S, h,
                   P=10,   # grid {1/P, ..., 1}
@@ -407,7 +472,8 @@ def simple_weight(cost, idx, F_prev, S, h,
     "SW: the minimiser of Eq. 8 over {i/P} ∪ {ε} and the minimum."
     a, hs, _, costs = _segments(cost, idx, F_prev, S, h, patterns)
     alphas = np.concatenate([[1 / (2 * P * M)], np.arange(1, P + 1) / P])
-    A = alphas[:, None, None]                              # at α = a exactly, F = 0 predicts 0: flipped iff h = -1
+    # at α = a exactly, F = 0 predicts 0: flipped iff h = -1
+    A = alphas[:, None, None]
     seg = ((a[None] < A) | ((a[None] == A) & (hs[None] < 0))).sum(1)   # (G, n) breakpoints passed at each α
     obj = np.take_along_axis(costs, seg, 0).mean(1)
     best = np.flatnonzero(obj <= obj.min() + 1e-12)[-1]
@@ -426,7 +492,8 @@ def _check_X(X):
 def _check_Y(Y, N):
     Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
     if Y.ndim != 2: raise ValueError(f"Y must be a 2-D (N, K) binary label matrix, got shape {Y.shape}")
-    if Y.shape[0] != N: raise ValueError(f"X has {N} rows but Y has {Y.shape[0]}: they must describe the same instances")
+    if Y.shape[0] != N:
+        raise ValueError(f"X has {N} rows but Y has {Y.shape[0]}: they must describe the same instances")
     if not np.isin(Y, (0, 1)).all(): raise ValueError("Y must be binary (0/1)")
     return Y.astype(np.int8)
 
@@ -442,7 +509,8 @@ def _example_costs(costs, loss, Y):
     else:
         W = np.asarray(costs, dtype=float)
         if W.shape != (N, K) or (W < 0).any():
-            raise ValueError(f"costs must be None, a callable costs(idx, P) -> (n,), or an (N, K)={N, K} array of non-negative label weights; got shape {W.shape}")
+            raise ValueError(f"costs must be None, a callable costs(idx, P) -> (n,), "
+                             f"or an (N, K)={N, K} array of non-negative label weights; got shape {W.shape}")
         if not np.isfinite(W).all():
             bad = int((~np.isfinite(W)).sum())
             raise ValueError(f"costs has {bad} NaN or infinite entries: label weights must be finite")
@@ -452,17 +520,19 @@ def _example_costs(costs, loss, Y):
     return c
 
 def _fit_one(base, shared, fold, X, C):
-    "Fit on (X, C): a clone of base, or through the shared SVD (fold None: all of X; i: fold i's training part)."
+    "Fit on (X, C): a clone of base, or via the shared SVD (fold None: all of X; i: fold i's training part)."
     if shared is None: return clone(base).fit(X, C)
     alpha, full, per_fold = shared   # shared = (α, _SVDRidge(X), [_SVDRidge(X[train of fold i])])
     svd = full if fold is None else per_fold[fold]
     return svd.fit_one_sided(C, alpha, base.max_iter) if base.one_sided else svd.fit(C, alpha)
 
 def _fit_sub(base, X, C, B, fold_splits=None, shared=None):
-    "Fit one sub-problem learner; return it, its ±1 training votes (n, k), out-of-fold votes (or None) and E_m."
+    "Fit one sub-problem learner; return it, its ±1 training votes (n, k), out-of-fold votes (or None), E_m."
     fit = lambda i, Xi, Ci: _fit_one(base, shared, i, Xi, Ci)
-    est = fit(None, X, C); votes = 2 * B - 1                  # ±1 vote of every pattern
-    cls = est.predict(X); h = votes[cls]
+    est = fit(None, X, C)
+    votes = 2 * B - 1                                         # ±1 vote of every pattern
+    cls = est.predict(X)
+    h = votes[cls]
     E = float(C[np.arange(len(C)), cls].sum() / len(C))
     h_oos = None
     if fold_splits is not None:
@@ -472,22 +542,25 @@ def _fit_sub(base, X, C, B, fold_splits=None, shared=None):
     return est, h, h_oos, E
 
 class _Reference:
-    "Binary label vectors R (N, K) of the training instances, changed one labelset at a time, with their cost sums."
-    # For a `DecomposedCost` the per-instance sums are kept up to date in O(N·k) per labelset, so an iteration never
-    # touches all K labels: PRAkEL's time stays linear in K (M ∝ K iterations). Other costs re-evaluate R (generic path).
-    # Stored label-major (K, N): a labelset's rows are contiguous, which makes the per-iteration numpy calls cheap.
+    "Binary label vectors R (N, K) of the training instances, changed per labelset, with their cost sums."
+    # For a `DecomposedCost` the per-instance sums are kept up to date in O(N·k) per labelset, so an
+    # iteration never touches all K labels: PRAkEL's time stays linear in K (M ∝ K iterations). Other costs
+    # re-evaluate R (generic path). Stored label-major (K, N): a labelset's rows are contiguous, which makes
+    # the per-iteration numpy calls cheap.
     def __init__(self, cost, R):  # cost: from _example_costs; R: (N, K) binary
         self.cost, self.RT = cost, np.array(np.asarray(R).T, dtype=np.int8, order="C")
-        self.dc = isinstance(cost, DecomposedCost); self._last = (None,)
+        self.dc = isinstance(cost, DecomposedCost)
+        self._last = (None,)
         if self.dc: self.sums = cost._sums_T(cost.YT, self.RT, cost.WT)   # (4, N)
 
     @property
     def R(self): return self.RT.T
 
     def _outside(self, S):
-        "Truth and weights on S and the sums over the labels outside S; kept until R changes, for `set` on the same S."
+        "Truth and weights on S, sums over the labels outside S; kept until R changes, for `set` on this S."
         if self._last[0] is not S:
-            c = self.cost; YS, WS = c.YT[S], c.WT[S]
+            c = self.cost
+            YS, WS = c.YT[S], c.WT[S]
             self._last = (S, YS, WS, self.sums - c._sums_T(YS, self.RT[S], WS))
         return self._last[1:]
 
@@ -501,7 +574,8 @@ class _Reference:
         newT = np.asarray(newT, dtype=np.int8)
         if self.dc:
             YS, WS, out = self._outside(S)
-            self.sums = out + self.cost._sums_T(YS, newT, WS); self._last = (None,)
+            self.sums = out + self.cost._sums_T(YS, newT, WS)
+            self._last = (None,)
         self.RT[S] = newT
 
     def value(self):
@@ -512,27 +586,36 @@ class _Reference:
 class PRAkEL(BaseEstimator):
     "Progressive random k-labelsets: RAkEL whose sub-problems carry the cost, for any example-based cost."
     def __init__(self,
-                 loss="f1",                # loss name (hamming, f1, ranking, subset, composite, …) or callable c(Y, P) -> (n,)
+                 # loss name (hamming, f1, ranking, subset, composite, …) or callable c(Y, P) -> (n,)
+                 loss="f1",
                  k=3,                      # labelset size
                  n_iterations=None,        # M; default ⌈10K/k⌉
-                 reference="predicted",    # "predicted" (PRAkEL), "true" (PRAkEL_t) or "oos" (out-of-sample votes)
+                 # "predicted" (PRAkEL), "true" (PRAkEL_t) or "oos" (out-of-sample votes)
+                 reference="predicted",
                  weighting="uniform",      # "uniform", "greedy" (GW) or "simple" (SW)
-                 base_estimator=None,      # cost-sensitive learner fit(X, C)/predict (default CostRegressionClassifier())
+                 # cost-sensitive learner fit(X, C)/predict (default CostRegressionClassifier())
+                 base_estimator=None,
                  random_state=None,        # seed of the labelset choice (and the oos folds)
                  sw_grid=10,               # P of simple weighting
                  cv=3,                     # folds for reference="oos"
-                 n_jobs=None,              # joblib workers for PRAkEL_t's independent sub-problems (not used with the shared SVD)
-                 shared_solver=True,       # one SVD of X for all sub-problems when the base learner is ridge cost regression
+                 # joblib workers for PRAkEL_t's independent sub-problems (not used with the shared SVD)
+                 n_jobs=None,
+                 # one SVD of X for all sub-problems when the base learner is ridge cost regression
+                 shared_solver=True,
                 ):
-        self.loss, self.k, self.n_iterations, self.reference, self.weighting = loss, k, n_iterations, reference, weighting
-        self.base_estimator, self.random_state, self.sw_grid, self.cv, self.n_jobs = base_estimator, random_state, sw_grid, cv, n_jobs
+        self.loss, self.k, self.n_iterations, self.reference, self.weighting = (
+            loss, k, n_iterations, reference, weighting)
+        self.base_estimator, self.random_state, self.sw_grid, self.cv, self.n_jobs = (
+            base_estimator, random_state, sw_grid, cv, n_jobs)
         self.shared_solver = shared_solver
 
     def _validate(self, Y):
         K = Y.shape[1]
-        k = _check_k(self.k, K); M = _check_M(self.n_iterations, K, k)
+        k = _check_k(self.k, K)
+        M = _check_M(self.n_iterations, K, k)
         if self.reference not in ("predicted", "true", "oos"):
-            raise ValueError(f"reference={self.reference!r}: use 'predicted' (PRAkEL), 'true' (PRAkEL_t) or 'oos'")
+            raise ValueError(f"reference={self.reference!r}: "
+                             "use 'predicted' (PRAkEL), 'true' (PRAkEL_t) or 'oos'")
         if self.weighting not in ("uniform", "greedy", "simple"):
             raise ValueError(f"weighting={self.weighting!r}: use 'uniform', 'greedy' (GW) or 'simple' (SW)")
         P = self.sw_grid
@@ -542,13 +625,16 @@ class PRAkEL(BaseEstimator):
 
     def fit(self, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) binary; costs: see above
         "Train the M cost-sensitive sub-problems progressively."
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0]); N, K = Y.shape
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
+        N, K = Y.shape
         k, M = self._validate(Y)
         cost = _example_costs(costs, self.loss, Y)
         base = self.base_estimator if self.base_estimator is not None else CostRegressionClassifier()
         rng = check_random_state(self.random_state)
         self.labelsets_ = select_labelsets(K, k, M, rng)
-        B = labelset_patterns(k); idx = np.arange(N)
+        B = labelset_patterns(k)
+        idx = np.arange(N)
         folds = None
         if self.reference == "oos":
             folds = list(KFold(self.cv, shuffle=True, random_state=rng.randint(2**31 - 1)).split(X))
@@ -556,17 +642,21 @@ class PRAkEL(BaseEstimator):
         shared = None
         if alpha is not None:
             shared = (alpha, _SVDRidge(X), [_SVDRidge(X[tr]) for tr, _ in folds] if folds else [])
-        truth = _Reference(cost, Y)                          # iteration 1 (and PRAkEL_t) costs against the truth
-        cur = _Reference(cost, np.zeros((N, K), np.int8))    # [F > 0]: the ensemble's training predictions so far
+        # iteration 1 (and PRAkEL_t) costs against the truth
+        truth = _Reference(cost, Y)
+        # [F > 0]: the ensemble's training predictions so far
+        cur = _Reference(cost, np.zeros((N, K), np.int8))
         ref = (truth if self.reference == "true" else cur if self.reference == "predicted"
                else _Reference(cost, np.zeros((N, K), np.int8)))   # oos: [F_oos > 0]
         pre = None
         if self.reference == "true":   # independent sub-problems: fit them all, in parallel
-            # through the shared SVD a sub-problem takes ~0.1 ms, less than sending it to a worker: those stay here
+            # via the shared SVD a sub-problem takes ~0.1 ms, less than sending it to a worker: they stay here
             n_jobs = self.n_jobs if shared is None else None
-            pre = Parallel(n_jobs=n_jobs)(delayed(_fit_sub)(base, X, _shift_costs(truth.costs(S, B)), B, None, shared)
-                                          for S in self.labelsets_)
-        FT = np.zeros((K, N)); FT_oos = np.zeros((K, N))   # votes, label-major like `_Reference`; F = FT.T
+            pre = Parallel(n_jobs=n_jobs)(
+                delayed(_fit_sub)(base, X, _shift_costs(truth.costs(S, B)), B, None, shared)
+                for S in self.labelsets_)
+        FT = np.zeros((K, N))
+        FT_oos = np.zeros((K, N))                          # votes, label-major like `_Reference`; F = FT.T
         self.estimators_, self.alphas_, curve, E = [], [], [], []
         for m, S in enumerate(self.labelsets_):
             r = truth if m == 0 else ref
@@ -578,21 +668,28 @@ class PRAkEL(BaseEstimator):
             E.append(e)
             obj = None
             if m == 0 or self.weighting == "uniform": alpha = 1.0
-            else:   # GW/SW cost the patterns against [F > 0]: the reference's costs when the reference is [F > 0]
+            else:
+                # GW/SW cost the patterns against [F > 0]: the reference's costs when the reference is [F > 0]
                 P = U if r is cur else cur.costs(S, B)
                 if self.weighting == "greedy": alpha, obj = greedy_weight(cost, idx, FT.T, S, h, P)
                 else: alpha, obj = simple_weight(cost, idx, FT.T, S, h, self.sw_grid, M, P)
-            FT[S] += alpha * h.T; cur.set(S, FT[S] > 0)
-            if self.reference == "oos": FT_oos[S] += alpha * h_oos.T; ref.set(S, FT_oos[S] > 0)
+            FT[S] += alpha * h.T
+            cur.set(S, FT[S] > 0)
+            if self.reference == "oos":
+                FT_oos[S] += alpha * h_oos.T
+                ref.set(S, FT_oos[S] > 0)
             # GW/SW already know the training cost of the new vote (Eq. 8 at the chosen α)
             curve.append(obj if obj is not None else cur.value().mean())
-            self.estimators_.append(est); self.alphas_.append(alpha)
-        self.alphas_ = np.array(self.alphas_); self.training_cost_curve_ = np.array(curve)
-        self.subproblem_costs_ = np.array(E); self.n_labels_, self.n_features_in_ = K, X.shape[1]
+            self.estimators_.append(est)
+            self.alphas_.append(alpha)
+        self.alphas_ = np.array(self.alphas_)
+        self.training_cost_curve_ = np.array(curve)
+        self.subproblem_costs_ = np.array(E)
+        self.n_labels_, self.n_features_in_ = K, X.shape[1]
         return self
 
     def _check_predict_X(self, X):
-        "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR with the training width."
+        "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR of the training width."
         check_is_fitted(self, "estimators_")
         X = _check_X(X)
         if X.shape[1] != self.n_features_in_:
@@ -619,7 +716,8 @@ class PRAkEL(BaseEstimator):
     def _staged(self, X):
         F = np.zeros((X.shape[0], self.n_labels_))
         for S, v in self._votes(X):
-            F[:, S] += v; yield (F > 0).astype(np.int8)
+            F[:, S] += v
+            yield (F > 0).astype(np.int8)
 
     def predict(self, X):
         "Binary predictions (N, K), int8."
@@ -631,20 +729,24 @@ class _LinearLP:
     def __init__(self, lin, classes): self.lin, self.classes_ = lin, classes
     def predict(self, X): return self.classes_[self.lin.predict_costs(X).argmax(1)]
 
-def _lp_fit(base, X, Ys, weights=None, shared=None):  # shared: (α, _SVDRidge of X with the same sample weights)
+# shared: (α, _SVDRidge of X with the same sample weights)
+def _lp_fit(base, X, Ys, weights=None, shared=None):
     "Fit a label-powerset classifier on the labelset columns Ys; a constant labelset gets its class index."
     y = encode_labelset(Ys)
     if (y == y[0]).all(): return int(y[0])
     sw = None if shared is None else shared[1].sw
-    if shared is not None and ((weights is None and sw is None) or (weights is not None and sw is not None and np.array_equal(weights, sw))):
-        classes = np.unique(y)   # RidgeClassifier's ±1 targets; two columns give the same argmax as its single one
+    if shared is not None and ((weights is None and sw is None)
+                               or (weights is not None and sw is not None and np.array_equal(weights, sw))):
+        # RidgeClassifier's ±1 targets; two columns give the same argmax as its single one
+        classes = np.unique(y)
         return _LinearLP(shared[1].fit(np.where(y[:, None] == classes, 1.0, -1.0), shared[0]), classes)
     est = clone(base)
     return est.fit(X, y) if weights is None else est.fit(X, y, sample_weight=weights)
 
 def _ridge_classifier_alpha(base, X, max_cells=2e7):
     "α when `base` is a plain RidgeClassifier and X is small enough to factorise densely; else None."
-    if type(base) is not RidgeClassifier or not base.fit_intercept or base.class_weight is not None: return None
+    if type(base) is not RidgeClassifier or not base.fit_intercept or base.class_weight is not None:
+        return None
     if np.ndim(base.alpha) != 0 or base.positive: return None
     return float(base.alpha) if X.shape[0] * X.shape[1] <= max_cells else None
 
@@ -665,7 +767,8 @@ class RAkEL(BaseEstimator):
                  base_estimator=None,  # multi-class classifier (default RidgeClassifier())
                  random_state=None,
                  n_jobs=None,          # sub-problems in parallel (joblib)
-                 shared_solver=True,   # one SVD of X for all sub-problems when the base learner is a RidgeClassifier
+                 # one SVD of X for all sub-problems when the base learner is a RidgeClassifier
+                 shared_solver=True,
                 ):
         self.k, self.n_iterations, self.mode, self.base_estimator = k, n_iterations, mode, base_estimator
         self.random_state, self.n_jobs, self.shared_solver = random_state, n_jobs, shared_solver
@@ -675,10 +778,14 @@ class RAkEL(BaseEstimator):
 
     def fit(self, X, Y, costs=None):  # costs: ignored by RAkEL (it is not cost-sensitive); used by CSRAkEL
         "Train one label-powerset classifier per labelset."
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0]); N, K = Y.shape
-        k = _check_k(self.k, K); rng = check_random_state(self.random_state)
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
+        N, K = Y.shape
+        k = _check_k(self.k, K)
+        rng = check_random_state(self.random_state)
         if self.mode == "disjoint": sets = _disjoint_labelsets(K, k, rng)
-        elif self.mode == "overlapping": sets = list(select_labelsets(K, k, _check_M(self.n_iterations, K, k), rng))
+        elif self.mode == "overlapping":
+            sets = list(select_labelsets(K, k, _check_M(self.n_iterations, K, k), rng))
         else: raise ValueError(f"mode={self.mode!r}: use 'overlapping' (RAkELo) or 'disjoint' (RAkELd)")
         self._set_costs(costs, Y)
         base = self.base_estimator if self.base_estimator is not None else RidgeClassifier()
@@ -693,10 +800,13 @@ class RAkEL(BaseEstimator):
 
     def decision_function(self, X):
         "Votes in [-1, 1]: mean of ±1 over the labelsets containing each label (0 where none)."
-        check_is_fitted(self, "estimators_"); X = _check_X(X)
-        F = np.zeros((X.shape[0], self.n_labels_)); cnt = np.zeros(self.n_labels_)
+        check_is_fitted(self, "estimators_")
+        X = _check_X(X)
+        F = np.zeros((X.shape[0], self.n_labels_))
+        cnt = np.zeros(self.n_labels_)
         for est, S in zip(self.estimators_, self.labelsets_):
-            F[:, S] += 2 * _lp_predict(est, X, len(S)) - 1; cnt[S] += 1
+            F[:, S] += 2 * _lp_predict(est, X, len(S)) - 1
+            cnt[S] += 1
         return F / np.maximum(cnt, 1)
 
     def predict(self, X):
@@ -704,11 +814,14 @@ class RAkEL(BaseEstimator):
         return (self.decision_function(X) > 0).astype(np.int8)
 
 class CSRAkEL(RAkEL):
-    "CS-RAkEL (Lo 2013): RAkEL whose label-powerset sub-problems weigh each instance by the costs of its relevant labels."
-    def __init__(self, k=3, n_iterations=None, mode="overlapping", base_estimator=None, random_state=None, n_jobs=None,
+    "CS-RAkEL (Lo 2013): RAkEL whose sub-problems weigh each instance by the costs of its relevant labels."
+    def __init__(self, k=3, n_iterations=None, mode="overlapping", base_estimator=None, random_state=None,
+                 n_jobs=None,
                  shared_solver=True,
-                 weights=None,               # (K,) label weights or None (all 1); fit(costs=(N, K)) gives example-dependent ones
-                 instance_weight="relevant", # "relevant": Σ of w over the instance's relevant labels (the paper); "labelset": Σ over S
+                 # (K,) label weights or None (all 1); fit(costs=(N, K)) gives example-dependent ones
+                 weights=None,
+                 # "relevant": Σ of w over the instance's relevant labels (the paper); "labelset": Σ over S
+                 instance_weight="relevant",
                 ):
         super().__init__(k, n_iterations, mode, base_estimator, random_state, n_jobs, shared_solver)
         self.weights, self.instance_weight = weights, instance_weight
@@ -716,16 +829,20 @@ class CSRAkEL(RAkEL):
     def _set_costs(self, costs, Y):
         N, K = Y.shape
         if self.instance_weight not in ("relevant", "labelset"):
-            raise ValueError(f"instance_weight={self.instance_weight!r}: use 'relevant' (the paper's CS-RAkEL) or 'labelset'")
+            raise ValueError(f"instance_weight={self.instance_weight!r}: "
+                             "use 'relevant' (the paper's CS-RAkEL) or 'labelset'")
         W = costs if costs is not None else (np.ones(K) if self.weights is None else self.weights)
-        W = np.broadcast_to(np.asarray(W, dtype=float), (N, K)) if np.ndim(W) == 1 else np.asarray(W, dtype=float)
+        W = (np.broadcast_to(np.asarray(W, dtype=float), (N, K)) if np.ndim(W) == 1
+             else np.asarray(W, dtype=float))
         if W.shape != (N, K) or (W < 0).any() or not np.isfinite(W).all():
-            raise ValueError(f"weights must be (K,)=({K},) or costs (N, K)=({N}, {K}) non-negative label weights, got {W.shape}")
+            raise ValueError(f"weights must be (K,)=({K},) or costs (N, K)=({N}, {K}) "
+                             f"non-negative label weights, got {W.shape}")
         self.W_ = W
         if self.instance_weight == "relevant":
-            w = (W * Y).sum(1)                        # the misclassification costs of the instance's relevant labels
-            # an instance without relevant labels would weigh 0 and drop out of every sub-problem (nearly half of birds);
-            # it gets the mean cost of one of its labels instead
+            # the misclassification costs of the instance's relevant labels
+            w = (W * Y).sum(1)
+            # an instance without relevant labels would weigh 0 and drop out of every sub-problem (nearly half
+            # of birds); it gets the mean cost of one of its labels instead
             w = np.where(Y.any(1), w, W.mean(1))
             self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)
 
@@ -736,7 +853,8 @@ class CSRAkEL(RAkEL):
     def _instance_weights(self, Y, S):
         if self.instance_weight == "relevant": return self._shared_sample_weight()
         w = self.W_[:, S].sum(1)
-        if w.mean() <= 0 or np.allclose(w, w[0]): return None   # equal weights: plain RAkEL (and its shared solver)
+        # equal weights: plain RAkEL (and its shared solver)
+        if w.mean() <= 0 or np.allclose(w, w[0]): return None
         return w / w.mean()
 
 # %% ../nbs/30_prakel.ipynb #3f5edd9e
@@ -747,7 +865,8 @@ class MLkNN(BaseEstimator):
     def fit(self, X, Y, costs=None):  # costs: ignored (not cost-sensitive)
         "Fit scikit-multilearn-ng's MLkNN."
         from skmultilearn.adapt import MLkNN as _SkMLkNN
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0])
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
         self.model_ = _SkMLkNN(k=self.k, s=self.s).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
         return self
 
@@ -761,19 +880,23 @@ def _sigmoid(z): return 0.5 * (1 + np.tanh(0.5 * z))
 class EPCC(BaseEstimator):
     "Ensemble of probabilistic classifier chains with logistic regression and loss-aware sampling inference."
     def __init__(self,
-                 loss="hamming",       # loss for inference: "hamming" (Bayes-optimal marginals) or any loss/callable (sampling rule)
+                 # inference loss: "hamming" (Bayes-optimal marginals) or any loss/callable (sampling rule)
+                 loss="hamming",
                  n_chains=5,           # ensemble size
-                 base_estimator=None,  # binary probabilistic linear classifier (default LogisticRegression(C=1))
+                 # binary probabilistic linear classifier (default LogisticRegression(C=1))
+                 base_estimator=None,
                  n_samples=200,        # label vectors drawn per instance (pooled over chains)
                  n_candidates=30,      # most frequent sampled vectors tried by the sampling rule
                  random_state=None,
                 ):
-        self.loss, self.n_chains, self.base_estimator, self.n_samples = loss, n_chains, base_estimator, n_samples
+        self.loss, self.n_chains, self.base_estimator, self.n_samples = (
+            loss, n_chains, base_estimator, n_samples)
         self.n_candidates, self.random_state = n_candidates, random_state
 
     def fit(self, X, Y, costs=None):  # costs: not supported (EPCC needs a label-dependent loss)
         "Fit the chains on the non-constant labels."
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0])
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
         self._loss = resolve_loss(self.loss)
         rng = check_random_state(self.random_state)
         const = Y.min(0) == Y.max(0)
@@ -789,20 +912,26 @@ class EPCC(BaseEstimator):
 
     def sample(self, X, n_samples=None, random_state=None):
         "Draw label vectors from the chains: (N, n_samples, K) int8 (pooled over the chains)."
-        check_is_fitted(self, "chains_"); X = _check_X(X)
+        check_is_fitted(self, "chains_")
+        X = _check_X(X)
         rng = np.random.default_rng(self.random_state if random_state is None else random_state)
-        n_samples = n_samples or self.n_samples; N, d = X.shape
+        n_samples = n_samples or self.n_samples
+        N, d = X.shape
         out = np.repeat(self.const_values_[None, None], N, 0).repeat(n_samples, 1)
         if not self.chains_: return out
         per = np.array_split(np.arange(n_samples), len(self.chains_))
         for cc, cols in zip(self.chains_, per):
-            Kf = len(self.free_); Z = np.zeros((N, len(cols), Kf), dtype=np.float64)
+            Kf = len(self.free_)
+            Z = np.zeros((N, len(cols), Kf), dtype=np.float64)
             for j, est in enumerate(cc.estimators_):
-                w = est.coef_.ravel(); pos = list(est.classes_).index(1)
-                s = (np.asarray(X @ w[:d]).ravel() + est.intercept_[0])[:, None] + (Z[:, :, :j] @ w[d:d + j] if j else 0)
+                w = est.coef_.ravel()
+                pos = list(est.classes_).index(1)
+                s = ((np.asarray(X @ w[:d]).ravel() + est.intercept_[0])[:, None]
+                     + (Z[:, :, :j] @ w[d:d + j] if j else 0))
                 p = _sigmoid(s if pos == 1 else -s)
                 Z[:, :, j] = rng.random((N, len(cols))) < p
-            lab = np.empty_like(Z); lab[:, :, np.asarray(cc.order_)] = Z     # chain order → label positions
+            lab = np.empty_like(Z)
+            lab[:, :, np.asarray(cc.order_)] = Z                             # chain order → label positions
             out[:, cols[0]:cols[-1] + 1][:, :, self.free_] = lab.astype(np.int8)
         return out
 
@@ -812,10 +941,14 @@ class EPCC(BaseEstimator):
 
     def predict(self, X, loss=None):  # loss: override the inference loss
         "Loss-aware predictions (N, K)."
-        Ys = self.sample(X); marg = Ys.mean(1); thr = (marg > 0.5).astype(np.int8)
+        Ys = self.sample(X)
+        marg = Ys.mean(1)
+        thr = (marg > 0.5).astype(np.int8)
         lname = self.loss if loss is None else loss
         if isinstance(lname, str) and lname.lower() == "hamming": return thr
-        f = resolve_loss(lname); N, Sn, K = Ys.shape; out = np.empty((N, K), dtype=np.int8)
+        f = resolve_loss(lname)
+        N, Sn, K = Ys.shape
+        out = np.empty((N, K), dtype=np.int8)
         for i in range(N):
             u, cnt = np.unique(Ys[i], axis=0, return_counts=True)
             cands = np.vstack([u[np.argsort(-cnt, kind="stable")[:self.n_candidates]], thr[i][None]])
@@ -887,11 +1020,12 @@ class FaithfulMLkNN(BaseEstimator):
 def demo(out_dir,           # folder for the figure
          random_state=0,
         ) -> dict:
-    "Cost sensitivity on generated data: PRAkEL trained for F1 vs for Hamming vs RAkEL, each scored under both losses; saves prakel_demo.png."
+    "Cost sensitivity on toy data: PRAkEL for F1 vs for Hamming vs RAkEL, both losses; saves prakel_demo.png."
     import matplotlib.pyplot as plt
     from sklearn.datasets import make_multilabel_classification
     from mlxplain.plots import savefig
-    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     # scikit-learn's generator: every instance has at least one label (F1 loss is then never 0/0)
     X, Y = make_multilabel_classification(n_samples=900, n_features=30, n_classes=8, n_labels=2,
                                           allow_unlabeled=False, random_state=random_state)
@@ -903,15 +1037,23 @@ def demo(out_dir,           # folder for the figure
               "RAkEL (cost-blind)": RAkEL(k=3, random_state=random_state)}
     rows = {}
     for name, m in models.items():  # the same linear base learner everywhere: only the costs differ
-        t = time.perf_counter(); P = m.fit(X[tr], Y[tr]).predict(X[te])
-        rows[name] = {**{ln: float(f(Y[te], P).mean()) for ln, f in losses.items()}, "seconds": time.perf_counter() - t}
+        t = time.perf_counter()
+        P = m.fit(X[tr], Y[tr]).predict(X[te])
+        rows[name] = {**{ln: float(f(Y[te], P).mean()) for ln, f in losses.items()},
+                      "seconds": time.perf_counter() - t}
     table = pd.DataFrame(rows).T
     print(table.round(4).to_string())
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.5, 3.2))
-    table[list(losses)].T.plot.bar(ax=a1, rot=0, color=["C0", "C2", "C1"]); a1.set_ylabel("test loss (lower is better)")
-    a1.legend(fontsize=7, loc="upper right"); a1.set_title("the loss PRAkEL is trained for decides where it is good")
+    table[list(losses)].T.plot.bar(ax=a1, rot=0, color=["C0", "C2", "C1"])
+    a1.set_ylabel("test loss (lower is better)")
+    a1.legend(fontsize=7, loc="upper right")
+    a1.set_title("the loss PRAkEL is trained for decides where it is good")
     curve = models["PRAkEL trained for F1"].training_cost_curve_
-    a2.plot(np.arange(1, len(curve) + 1), curve); a2.set_xlabel("iteration M"); a2.set_ylabel("training F1 loss")
+    a2.plot(np.arange(1, len(curve) + 1), curve)
+    a2.set_xlabel("iteration M")
+    a2.set_ylabel("training F1 loss")
     a2.set_title("PRAkEL-SW (F1): training cost")
-    fig.tight_layout(); savefig(fig, out_dir / "prakel_demo.png")
-    return {f"{name} | {ln}": round(v, 4) for name, r in rows.items() for ln, v in r.items() if ln != "seconds"}
+    fig.tight_layout()
+    savefig(fig, out_dir / "prakel_demo.png")
+    return {f"{name} | {ln}": round(v, 4)
+            for name, r in rows.items() for ln, v in r.items() if ln != "seconds"}
