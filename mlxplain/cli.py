@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_cli.ipynb #4489c008
 from __future__ import annotations
-import argparse, importlib, inspect, json, sys, time, traceback
+import argparse, importlib, json, sys, time, traceback
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ def reproduction_module(name):
     "The reproduction module of chapter `name`: `mlxplain.repro.<name>`, where its `reproduce` lives."
     if name not in CHAPTERS:
         raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
-    return _module(f"mlxplain.repro.{name}") or _Legacy(chapter_module(name))
+    return importlib.import_module(f"mlxplain.repro.{name}")
 
 def foundation_demo(out_dir: Path) -> dict:
     "Binary relevance with decision trees on planted label-specific data, scored with the book's metrics."
@@ -100,24 +100,6 @@ def _scheduler(text):  # "local", or the address of a running dask scheduler
 def _positive(text):
     if text.lstrip("-").isdigit() and (int(text) >= 1 or int(text) == -1): return int(text)
     raise argparse.ArgumentTypeError(f"--n-jobs {text!r}: a positive integer, or -1 for all cores")
-
-# %% ../nbs/05_cli.ipynb #96e1f85e
-class _Legacy:
-    "The reproduction of a chapter that has not moved to `mlxplain.repro` yet, behind the common signature."
-    def __init__(self, mod): self.mod = mod
-
-    def reproduce(self, out_dir, *, parts=None, quick=False, datasets=None, seeds=None, data_home=None,
-                  n_jobs=1, scheduler=None):
-        accepts = inspect.signature(self.mod.reproduce).parameters
-        kw = {k: v for k, v in dict(parts=parts, datasets=datasets).items() if v is not None}
-        missing = [k for k in kw if k not in accepts]
-        missing += [k for k, v in dict(seeds=seeds, scheduler=scheduler).items() if v is not None]
-        missing += ["n_jobs"] if n_jobs != 1 else []
-        if missing:
-            flags = ", ".join("--" + m.replace("_", "-") for m in missing)
-            raise ValueError(f"this chapter's reproduction takes no {flags}")
-        df = self.mod.reproduce(out_dir, quick=quick, data_home=data_home, **kw)
-        return {"results": df} if isinstance(df, pd.DataFrame) else {}
 
 # %% ../nbs/05_cli.ipynb #3ad053d2
 def _parser():

@@ -33,7 +33,9 @@ def _as_X(X):
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float32)
         if not X.has_sorted_indices or (X.data == 0).any():  # tidy a copy, never the caller's matrix
-            X = X.copy(); X.eliminate_zeros(); X.sort_indices()
+            X = X.copy()
+            X.eliminate_zeros()
+            X.sort_indices()
         return X
     X = np.asarray(X, dtype=np.float32)
     if X.ndim == 1: X = X.reshape(-1, 1)
@@ -57,21 +59,25 @@ def _as_Y(Y):
         raise ValueError(f"Y must be binary (0/1); found the value(s) {bad[:5]}. "
                          "Binarise the labels first (e.g. Y > 0) or check the label columns.")
     Y = sp.csr_matrix(Y, dtype=np.int8)
-    Y.eliminate_zeros(); Y.sort_indices()
+    Y.eliminate_zeros()
+    Y.sort_indices()
     return Y
 
 class MultiLabelDataset:
     "A multi-label data set: features `X` (N, D), binary labels `Y` (N, C), names and provenance."
     def __init__(self,
-                 X,                   # (N, D) features: ndarray or scipy sparse; stored as float32 ndarray / CSR
-                 Y,                   # (N, C) binary labels (dense or sparse; 1-D for one label); stored as int8 CSR
+                 # (N, D) features: ndarray or scipy sparse; stored as float32 ndarray / CSR
+                 X,
+                 # (N, C) binary labels (dense or sparse; 1-D for one label); stored as int8 CSR
+                 Y,
                  feature_names=None,  # D names; default f0, f1, ...
                  label_names=None,    # C names; default y0, y1, ...
                  name="",             # data set name
                  provenance=None):    # dict: file, url, sha256, split, ... (where the data came from)
         X, Y = _as_X(X), _as_Y(Y)
         if X.shape[0] != Y.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: they must describe the same instances")
+            raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: "
+                             "they must describe the same instances")
         data = X.data if sp.issparse(X) else X
         if not np.isfinite(data).all():
             n_nan = int(np.isnan(data).sum())
@@ -112,7 +118,8 @@ class MultiLabelDataset:
     def y(self):
         "The 1-D int8 target of a single-label (binary) data set."
         if self.n_labels != 1:
-            raise AttributeError(f"y is defined only for one label; {self.name or 'this data set'} has C={self.n_labels}: use Y")
+            raise AttributeError("y is defined only for one label; "
+                                 f"{self.name or 'this data set'} has C={self.n_labels}: use Y")
         return self.Y.toarray().ravel()
 
     def subset(self, idx):  # row indices, boolean mask or slice
@@ -120,7 +127,8 @@ class MultiLabelDataset:
         if isinstance(idx, slice): idx = np.arange(self.n_samples)[idx]
         idx = np.asarray(idx)
         if idx.dtype == bool:
-            if len(idx) != self.n_samples: raise ValueError(f"boolean mask has length {len(idx)}, expected N={self.n_samples}")
+            if len(idx) != self.n_samples:
+                raise ValueError(f"boolean mask has length {len(idx)}, expected N={self.n_samples}")
             idx = np.flatnonzero(idx)
         return MultiLabelDataset(self.X[idx], self.Y[idx], self.feature_names, self.label_names, self.name,
                                  {**self.provenance, "rows": len(idx)})
@@ -128,15 +136,17 @@ class MultiLabelDataset:
     def dense(self):
         "A copy with a dense X (ndarray)."
         X = self.X.toarray() if self.is_sparse else self.X.copy()
-        return MultiLabelDataset(X, self.Y.copy(), self.feature_names, self.label_names, self.name, self.provenance)
+        return MultiLabelDataset(X, self.Y.copy(), self.feature_names, self.label_names, self.name,
+                                 self.provenance)
 
     def summary(self):
         "Shape and label statistics as a dict."
         Yc = self.Y.tocsr()
         sets = {tuple(Yc.indices[a:b]) for a, b in zip(Yc.indptr[:-1], Yc.indptr[1:])}
         nnz = self.X.nnz if self.is_sparse else int(np.count_nonzero(self.X))
-        return dict(name=self.name, n_samples=self.n_samples, n_features=self.n_features, n_labels=self.n_labels,
-                    cardinality=round(self.cardinality, 4), label_density=round(self.label_density, 4),
+        return dict(name=self.name, n_samples=self.n_samples, n_features=self.n_features,
+                    n_labels=self.n_labels, cardinality=round(self.cardinality, 4),
+                    label_density=round(self.label_density, 4),
                     distinct_labelsets=len(sets), is_sparse=self.is_sparse,
                     feature_density=round(nnz / max(self.n_samples * self.n_features, 1), 4))
 
@@ -166,25 +176,32 @@ def _unquote(s):
     return re.sub(r"\\(.)", r"\1", s) if "\\" in s else s  # ARFF escapes: \' in quoted and unquoted names
 
 def _isnum(s):
-    try: float(s); return True
+    try:
+        float(s)
+        return True
     except ValueError: return False
 
 def _arff_header(text, path):
-    "Parse the ARFF header: relation, attributes [(name, kind, nominal map)], index where @data starts, its line number."
+    "ARFF header: relation, attributes [(name, kind, nominal map)], where @data starts (index, line number)."
     relation, attrs, pos, lineno = "", [], 0, 0
     while True:
         end = text.find("\n", pos)
         if end < 0: raise ValueError(f"{path}: no @data line found; is this an ARFF file?")
-        line = text[pos:end].strip(); lineno += 1; pos = end + 1
+        line = text[pos:end].strip()
+        lineno += 1
+        pos = end + 1
         if not line or line.startswith("%"): continue
         low = line.lower()
         if low.startswith("@relation"): relation = _unquote(line[9:])
         elif low.startswith("@attribute"):
             m = _ATTR.match(line)
-            if not m: raise ValueError(f"{path}, line {lineno}: cannot parse the attribute declaration {line[:80]!r}")
+            if not m:
+                raise ValueError(f"{path}, line {lineno}: cannot parse "
+                                 f"the attribute declaration {line[:80]!r}")
             name, typ = _unquote(m.group(1)), m.group(2)
             if typ.startswith("{"):
-                if not typ.endswith("}"): raise ValueError(f"{path}, line {lineno}: unterminated nominal value list for {name!r}")
+                if not typ.endswith("}"):
+                    raise ValueError(f"{path}, line {lineno}: unterminated nominal value list for {name!r}")
                 vals = [_unquote(v) for v in _NOMINAL_VALUE.findall(typ[1:-1]) if v.strip()]
                 if all(_isnum(v) for v in vals): attrs.append((name, "nominal", {v: float(v) for v in vals}))
                 else: attrs.append((name, "nominal", {v: float(i) for i, v in enumerate(vals)}))
@@ -209,7 +226,8 @@ def _convert(tokens, cols, attrs, missing, blame):
     except ValueError: pass
     # otherwise work on the distinct tokens (hash-based), then on distinct (token, attribute) pairs
     codes, uniq = pd.factorize(np.asarray(tokens, dtype=object))
-    num = pd.to_numeric(pd.Series(uniq, dtype=object).str.strip(), errors="coerce").to_numpy(np.float64, copy=True)
+    num = pd.to_numeric(pd.Series(uniq, dtype=object).str.strip(),
+                        errors="coerce").to_numpy(np.float64, copy=True)
     vals = num[codes]
     badu = np.flatnonzero(np.isnan(num))
     if not len(badu): return vals
@@ -224,14 +242,16 @@ def _convert(tokens, cols, attrs, missing, blame):
         v = _unquote(t)
         if v == "?":
             if missing == "error":
-                raise ValueError(f"{blame(pos[np.argmax(kcodes == k)])}: missing value '?' for attribute {name!r}; "
-                                 "pass missing=<number> to substitute it, or clean the file")
+                raise ValueError(f"{blame(pos[np.argmax(kcodes == k)])}: missing value '?' "
+                                 f"for attribute {name!r}; pass missing=<number> to substitute it, "
+                                 "or clean the file")
             out[k] = float(missing)
         elif kind == "nominal" and v in nmap: out[k] = nmap[v]
         elif kind == "numeric" and _isnum(v): out[k] = float(v)
         else:
             what = f"one of {list(nmap)[:6]}" if kind == "nominal" else "a number"
-            raise ValueError(f"{blame(pos[np.argmax(kcodes == k)])}: value {t!r} for attribute {name!r} is not {what}")
+            raise ValueError(f"{blame(pos[np.argmax(kcodes == k)])}: "
+                             f"value {t!r} for attribute {name!r} is not {what}")
     vals[pos] = out[kcodes]
     return vals
 
@@ -239,7 +259,7 @@ def _tokens_quoted(line):
     return re.findall(rf"""{_Q}|[^\s,{{}}]+""", line)
 
 def _sparse_fast(inner):
-    "Parse well-formed sparse rows (braces removed) with pandas' C tokenizer: (pairs per row, indices, values) or None."
+    "Parse well-formed sparse rows (no braces) by pandas' C tokenizer: (pairs/row, indices, values) or None."
     txt = "\n".join(inner)
     b = np.frombuffer(txt.encode(), np.uint8)
     nl, commas = np.flatnonzero(b == 10), np.flatnonzero(b == 44)
@@ -247,7 +267,8 @@ def _sparse_fast(inner):
     counts = np.where(ends > starts, np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1, 0)
     if counts.sum() == 0: return counts, np.zeros(0, np.int64), np.zeros(0)
     try:
-        df = pd.read_csv(io.StringIO(txt.replace(",", "\n")), sep=r"\s+", header=None, engine="c", na_filter=False)
+        df = pd.read_csv(io.StringIO(txt.replace(",", "\n")), sep=r"\s+", header=None, engine="c",
+                         na_filter=False)
     except (ValueError, pd.errors.ParserError): return None
     if df.shape != (counts.sum(), 2) or df[0].dtype.kind != "i": return None
     v = df[1].to_numpy()
@@ -261,7 +282,9 @@ def _arff_matrix(rows, nums, attrs, path, missing):
     sparse = n > 0 and rows[0].startswith("{")
     if sparse:
         bad = [i for i, l in enumerate(rows) if not (l.startswith("{") and l.endswith("}"))]
-        if bad: raise ValueError(f"{path}, line {nums[bad[0]]}: expected a sparse row '{{index value, ...}}', got {rows[bad[0]][:60]!r}")
+        if bad:
+            raise ValueError(f"{path}, line {nums[bad[0]]}: expected a sparse row "
+                             f"'{{index value, ...}}', got {rows[bad[0]][:60]!r}")
         inner = [l[1:-1].strip() for l in rows]
         fast = None if quoted else _sparse_fast(inner)
         if fast is not None:
@@ -270,7 +293,8 @@ def _arff_matrix(rows, nums, attrs, path, missing):
             blame = lambda k: f"{path}, line {nums[np.searchsorted(ends, k, side='right')]}"
             if vals.dtype == object: vals = _convert(list(vals), idx, attrs, missing, blame)
             out = np.flatnonzero((idx < 0) | (idx >= A))
-            if len(out): raise ValueError(f"{blame(out[0])}: attribute index {idx[out[0]]} is out of range 0..{A-1}")
+            if len(out):
+                raise ValueError(f"{blame(out[0])}: attribute index {idx[out[0]]} is out of range 0..{A-1}")
             M = sp.csr_matrix((vals.astype(np.float64), (np.repeat(np.arange(n), counts), idx)), shape=(n, A))
             M.sum_duplicates()
             return M
@@ -279,7 +303,9 @@ def _arff_matrix(rows, nums, attrs, path, missing):
         counts = (np.fromiter((len(t) for t in per), np.int64, n) if per is not None else
                   np.fromiter((len(s.replace(",", " ").split()) for s in inner), np.int64, n))
         odd = np.flatnonzero(counts % 2)
-        if len(odd): raise ValueError(f"{path}, line {nums[odd[0]]}: a sparse row needs 'index value' pairs, got {rows[odd[0]][:60]!r}")
+        if len(odd):
+            raise ValueError(f"{path}, line {nums[odd[0]]}: a sparse row needs "
+                             f"'index value' pairs, got {rows[odd[0]][:60]!r}")
         flat = [t for ts in per for t in ts] if per is not None else " ".join(inner).replace(",", " ").split()
         ends = np.cumsum(counts // 2)
         blame = lambda k: f"{path}, line {nums[np.searchsorted(ends, k, side='right')]}"
@@ -288,18 +314,22 @@ def _arff_matrix(rows, nums, attrs, path, missing):
             k = next(k for k, t in enumerate(flat[0::2]) if not t.strip().isdigit())
             raise ValueError(f"{blame(k)}: attribute index {flat[2*k]!r} is not an integer") from None
         out = np.flatnonzero((idx < 0) | (idx >= A))
-        if len(out): raise ValueError(f"{blame(out[0])}: attribute index {idx[out[0]]} is out of range 0..{A-1}")
+        if len(out):
+            raise ValueError(f"{blame(out[0])}: attribute index {idx[out[0]]} is out of range 0..{A-1}")
         vals = _convert(flat[1::2], idx, attrs, missing, blame)
         rows_idx = np.repeat(np.arange(n), counts // 2)
         M = sp.csr_matrix((vals, (rows_idx, idx)), shape=(n, A))
         M.sum_duplicates()
         return M
-    if quoted: per = [_tokens_quoted(l) for l in rows]; counts = np.fromiter((len(t) for t in per), np.int64, n)
+    if quoted:
+        per = [_tokens_quoted(l) for l in rows]
+        counts = np.fromiter((len(t) for t in per), np.int64, n)
     else: counts = np.fromiter((l.count(",") for l in rows), np.int64, n) + 1
     wrong = np.flatnonzero(counts != A)
     if len(wrong):
         i = wrong[0]
-        raise ValueError(f"{path}, line {nums[i]}: expected {A} comma-separated values (one per attribute), found {counts[i]}")
+        raise ValueError(f"{path}, line {nums[i]}: expected {A} comma-separated "
+                         f"values (one per attribute), found {counts[i]}")
     flat = [t for ts in per for t in ts] if quoted else (",".join(rows).split(",") if n else [])
     cols = np.tile(np.arange(A), n)
     vals = _convert(flat, cols, attrs, missing, lambda k: f"{path}, line {nums[k // A]}")
@@ -312,19 +342,22 @@ def _xml_labels(xml):
 
 def _find_xml(path):
     "A Mulan header next to the ARFF file: <name>.xml, also for <name>-train/-test.arff."
-    p = Path(path); stem = p.name.split(".arff")[0]
+    p = Path(path)
+    stem = p.name.split(".arff")[0]
     for s in (stem, re.sub(r"-(train|test)(-sparse)?$", "", stem)):
         if (p.parent / f"{s}.xml").exists(): return p.parent / f"{s}.xml"
     return None
 
 def read_arff(path,             # .arff or .arff.gz file (dense or sparse ARFF)
               n_labels=None,    # C; default: from `xml`, a <name>.xml next to the file, or MEKA's '-C n'
-              labels="last",    # where the labels are: "last" (Mulan), "first" (MEKA) or "auto" (sign of MEKA's -C)
+              # where the labels are: "last" (Mulan), "first" (MEKA) or "auto" (sign of MEKA's -C)
+              labels="last",
               xml=None,         # Mulan XML label header: the labels are the attributes it names
               missing="error",  # what '?' becomes: "error", or a number to substitute
               name=None):       # data set name; default: the file name
     "Read a Mulan/MEKA multi-label ARFF file into a `MultiLabelDataset` (sparse ARFF gives a CSR X)."
-    if labels not in ("last", "first", "auto"): raise ValueError(f"labels={labels!r}: use 'last' (Mulan), 'first' (MEKA) or 'auto'")
+    if labels not in ("last", "first", "auto"):
+        raise ValueError(f"labels={labels!r}: use 'last' (Mulan), 'first' (MEKA) or 'auto'")
     text = _read_text(path)
     relation, attrs, start, lineno = _arff_header(text, path)
     A = len(attrs)
@@ -340,7 +373,8 @@ def read_arff(path,             # .arff or .arff.gz file (dense or sparse ARFF)
             raise ValueError(f"wrong label count: n_labels={n_labels} but {xml} names {len(lab)} labels")
         where = {nm: i for i, nm in enumerate(names)}
         missing_l = [l for l in lab if l not in where]
-        if missing_l: raise ValueError(f"{path}: labels {missing_l[:5]} from {xml} are not attributes of the ARFF file")
+        if missing_l:
+            raise ValueError(f"{path}: labels {missing_l[:5]} from {xml} are not attributes of the ARFF file")
         lidx = np.array([where[l] for l in lab], dtype=np.int64)
     else:
         pos, C = labels, n_labels
@@ -352,7 +386,8 @@ def read_arff(path,             # .arff or .arff.gz file (dense or sparse ARFF)
             if labels in ("auto", "first"): pos = "first" if c > 0 else "last"  # MEKA: -C -n = the last n
             if C is None: C = abs(c)
         if not 0 < C < A:
-            raise ValueError(f"wrong label count: n_labels={C} but {path} has {A} attributes (labels + features); need 0 < C < {A}")
+            raise ValueError(f"wrong label count: n_labels={C} but {path} has {A} "
+                             f"attributes (labels + features); need 0 < C < {A}")
         lidx = np.arange(C) if pos == "first" else np.arange(A - C, A)
     fidx = np.setdiff1d(np.arange(A), lidx)
     Ym = M[:, lidx]
@@ -360,11 +395,15 @@ def read_arff(path,             # .arff or .arff.gz file (dense or sparse ARFF)
     nonbin = (vals != 0) & (vals != 1)
     if nonbin.any():
         if sp.issparse(Ym):
-            Yc = Ym.tocoo(); k = np.flatnonzero((Yc.data != 0) & (Yc.data != 1))[0]; r, j, v = Yc.row[k], Yc.col[k], Yc.data[k]
+            Yc = Ym.tocoo()
+            k = np.flatnonzero((Yc.data != 0) & (Yc.data != 1))[0]
+            r, j, v = Yc.row[k], Yc.col[k], Yc.data[k]
         else:
-            r, j = np.argwhere(nonbin)[0]; v = Ym[r, j]
-        raise ValueError(f"{path}, line {nums[r]}: label attribute {names[lidx[j]]!r} has the non-binary value {v:g}; "
-                         f"labels must be 0/1 (wrong label count or position? n_labels={len(lidx)}, labels={labels!r})")
+            r, j = np.argwhere(nonbin)[0]
+            v = Ym[r, j]
+        raise ValueError(f"{path}, line {nums[r]}: label attribute {names[lidx[j]]!r} "
+                         f"has the non-binary value {v:g}; labels must be 0/1 "
+                         f"(wrong label count or position? n_labels={len(lidx)}, labels={labels!r})")
     X = M[:, fidx]
     return MultiLabelDataset(X, Ym, [names[i] for i in fidx], [names[i] for i in lidx],
                              name if name is not None else Path(path).name.split(".arff")[0],
@@ -385,7 +424,8 @@ def write_arff(ds,                # MultiLabelDataset
     lab = [f"@attribute {q(n)} {{0,1}}" for n in ds.label_names]
     feat = [f"@attribute {q(n)} numeric" for n in ds.feature_names]
     head = [f"@relation {q(rel)}", *(lab + feat if labels == "first" else feat + lab), "@data"]
-    Xc = sp.csr_matrix(ds.X); Yc = ds.Y
+    Xc = sp.csr_matrix(ds.X)
+    Yc = ds.Y
     lines = []
     for i in range(ds.n_samples):
         xi, xv = Xc.indices[Xc.indptr[i]:Xc.indptr[i+1]], Xc.data[Xc.indptr[i]:Xc.indptr[i+1]]
@@ -394,7 +434,8 @@ def write_arff(ds,                # MultiLabelDataset
         else: cols = [(j, v) for j, v in zip(xi, xv)] + [(ds.n_features + j, 1.0) for j in sorted(yi)]
         if sparse: lines.append("{" + ",".join(f"{j} {_fmt(v)}" for j, v in cols if v != 0) + "}")
         else:
-            row = np.zeros(ds.n_features + C); row[[j for j, _ in cols]] = [v for _, v in cols]
+            row = np.zeros(ds.n_features + C)
+            row[[j for j, _ in cols]] = [v for _, v in cols]
             lines.append(",".join(_fmt(v) for v in row))
     text = "\n".join(head + lines) + "\n"
     opener = gzip.open if str(path).endswith(".gz") else open
@@ -403,14 +444,16 @@ def write_arff(ds,                # MultiLabelDataset
 
 def write_xc(ds,                # MultiLabelDataset
              path,              # output file; gzip-compressed when it ends in .gz
-             header=True):      # write the 'N D L' header line (False: plain LIBSVM multi-label, 1-based features)
+             # write the 'N D L' header line (False: plain LIBSVM multi-label, 1-based features)
+             header=True):
     "Write `ds` in the extreme-classification text format (`l1,l2 f:v ...`)."
     Xc, Yc, base = sp.csr_matrix(ds.X), ds.Y, 0 if header else 1
     lines = [f"{ds.n_samples} {ds.n_features} {ds.n_labels}"] if header else []
     for i in range(ds.n_samples):
         xi, xv = Xc.indices[Xc.indptr[i]:Xc.indptr[i+1]], Xc.data[Xc.indptr[i]:Xc.indptr[i+1]]
         yi = Yc.indices[Yc.indptr[i]:Yc.indptr[i+1]]
-        lines.append(",".join(map(str, sorted(yi))) + " " + " ".join(f"{j + base}:{_fmt(v)}" for j, v in zip(xi, xv)))
+        lines.append(",".join(map(str, sorted(yi))) + " "
+                     + " ".join(f"{j + base}:{_fmt(v)}" for j, v in zip(xi, xv)))
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "wt", encoding="utf-8") as f: f.write("\n".join(lines) + "\n")
     return Path(path)
@@ -420,7 +463,8 @@ def _svmlight(raw, path, n_features, zero_based):
     "Parse multi-label LIBSVM bytes with scikit-learn: (X CSR float32, list of label tuples)."
     from sklearn.datasets import load_svmlight_file
     lines = raw.rstrip(b"\n").split(b"\n")
-    if any(not l.strip() for l in lines):  # an instance without labels or features: scikit-learn would skip the line
+    # an instance without labels or features: scikit-learn would skip the line
+    if any(not l.strip() for l in lines):
         zero = b"0:0" if zero_based else b"1:0"
         raw = b"\n".join(l if l.strip() else zero for l in lines)
     try:
@@ -432,7 +476,8 @@ def _svmlight(raw, path, n_features, zero_based):
 def _label_matrix(labels, n_labels, base, path):
     counts = np.fromiter((len(t) for t in labels), np.int64, len(labels))
     idx = np.fromiter((int(l) for t in labels for l in t), np.int64, int(counts.sum())) - base
-    if len(idx) and idx.min() < 0: raise ValueError(f"{path}: label index {idx.min() + base} is below the first label index {base}")
+    if len(idx) and idx.min() < 0:
+        raise ValueError(f"{path}: label index {idx.min() + base} is below the first label index {base}")
     C = int(idx.max()) + 1 if n_labels is None and len(idx) else (n_labels or 0)
     if len(idx) and idx.max() >= C:
         raise ValueError(f"wrong label count: {path} has label index {idx.max() + base} but n_labels={C}")
@@ -450,12 +495,13 @@ def read_xc(path,          # XC bag-of-words file (header 'N D L'), plain or .gz
                          "for LIBSVM files without a header use read_libsvm_multilabel")
     N, D, L = map(int, head)
     X, labels = _svmlight(body, path, D, True)
-    if X.shape[0] != N: raise ValueError(f"{path}: the header says N={N} instances but the file has {X.shape[0]}")
+    if X.shape[0] != N:
+        raise ValueError(f"{path}: the header says N={N} instances but the file has {X.shape[0]}")
     Y = _label_matrix(labels, L, 0, path)
     return MultiLabelDataset(X, Y, name=name if name is not None else Path(path).name.split(".")[0],
                              provenance=dict(file=str(path), format="xc"))
 
-def read_libsvm_multilabel(path,              # LIBSVM multi-label file 'l1,l2 f:v ...' (no header), plain or .gz
+def read_libsvm_multilabel(path,              # LIBSVM file 'l1,l2 f:v ...' (no header), plain or .gz
                            n_features=None,   # D; default: the largest feature index seen
                            n_labels=None,     # C; default: the largest label index seen + 1
                            feature_base=1,    # index of the first feature (LIBSVM: 1)
@@ -465,7 +511,8 @@ def read_libsvm_multilabel(path,              # LIBSVM multi-label file 'l1,l2 f
     raw = _read_bytes(path)
     first = raw.partition(b"\n")[0].split()
     if len(first) == 3 and all(h.isdigit() for h in first):
-        raise ValueError(f"{path}: the first line {b' '.join(first)!r} looks like an XC header 'N D L'; use read_xc")
+        raise ValueError(f"{path}: the first line {b' '.join(first)!r} "
+                         "looks like an XC header 'N D L'; use read_xc")
     X, labels = _svmlight(raw, path, n_features, feature_base == 0)
     Y = _label_matrix(labels, n_labels, label_base, path)
     return MultiLabelDataset(X, Y, name=name if name is not None else Path(path).name.split(".")[0],
@@ -477,7 +524,8 @@ def read_pmlb(path,              # PMLB .tsv or .tsv.gz file
               name=None):        # data set name; default: the file name
     "Read a PMLB classification file; a binary target gives one label column `target`."
     df = pd.read_csv(io.BytesIO(_read_bytes(path)), sep="\t")
-    if target not in df.columns: raise ValueError(f"{path}: no column {target!r}; columns are {list(df.columns)[-5:]}...")
+    if target not in df.columns:
+        raise ValueError(f"{path}: no column {target!r}; columns are {list(df.columns)[-5:]}...")
     t = df.pop(target)
     nonnum = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
     if nonnum: raise ValueError(f"{path}: non-numeric feature columns {nonnum[:5]}; encode them first")
@@ -549,7 +597,7 @@ def _sha256(path):
     return h.hexdigest()
 
 def _download(url, dest, sha256, what, rel=None, timeout=60):
-    "Stream `url` into `dest` atomically, verifying `sha256` (None: not verified); nothing is left behind on failure."
+    "Stream `url` into `dest` atomically, checking `sha256` (None: not checked); nothing is left on failure."
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, part = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     fix = (f"Set MLXPLAIN_DATA to a directory that holds {rel or dest.name}, or download it "
@@ -559,15 +607,19 @@ def _download(url, dest, sha256, what, rel=None, timeout=60):
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as r:
             expected = r.headers.get("Content-Length")
             for chunk in iter(lambda: r.read(1 << 20), b""):
-                h.update(chunk); out.write(chunk); size += len(chunk)
+                h.update(chunk)
+                out.write(chunk)
+                size += len(chunk)
         if expected is not None and size != int(expected):
             raise DownloadError(f"incomplete download of {what} from {url}: got {size} of {expected} bytes "
                                 f"(connection dropped?); nothing was kept. Try again, or: {fix}")
         got = h.hexdigest()
         if sha256 is not None and got != sha256:
-            raise DownloadError(f"checksum mismatch for {what} downloaded from {url}: expected sha256 {sha256}, "
-                                f"got {got}; the download was discarded (a damaged or different file). {fix}")
-        if sha256 is None: warnings.warn(f"{what}: {url} has no registered sha256; the download is not verified")
+            raise DownloadError(f"checksum mismatch for {what} downloaded from {url}: "
+                                f"expected sha256 {sha256}, got {got}; "
+                                f"the download was discarded (a damaged or different file). {fix}")
+        if sha256 is None:
+            warnings.warn(f"{what}: {url} has no registered sha256; the download is not verified")
         os.chmod(part, 0o644)
         os.replace(part, dest)
     except BaseException as e:
@@ -579,13 +631,15 @@ def _download(url, dest, sha256, what, rel=None, timeout=60):
 def fetch(name,            # registered data set name (case-insensitive)
           data_home=None,  # searched first; see the lookup order above
           split=None,      # "train", "test", "union", or None for all files of the data set
-          mirror=None):    # base URL of a mirror of ../shared/data; default $MLXPLAIN_MIRROR, else upstream URLs
+          # base URL of a mirror of ../shared/data; default $MLXPLAIN_MIRROR, else upstream URLs
+          mirror=None):
     "Make the files of data set `name` available locally (downloading if needed); returns {split: Path}."
     ents = _entries(name)
     split = {"full": "union"}.get(split, split)  # the manifest calls the union file "full"
     if split is not None:
         ents = [e for e in ents if e["split"] == split]
-        if not ents: raise ValueError(f"{name} has no split {split!r}; it has {[e['split'] for e in _entries(name)]}")
+        if not ents:
+            raise ValueError(f"{name} has no split {split!r}; it has {[e['split'] for e in _entries(name)]}")
     mirror = mirror or os.environ.get("MLXPLAIN_MIRROR") or None
     roots, out = _roots(data_home), {}
     for e in ents:
@@ -598,12 +652,14 @@ def fetch(name,            # registered data set name (case-insensitive)
                 url, sha = e["url"], e["url_sha256"]
                 dest = cache_dir() / (e["file"] if url.endswith(".gz") else e["file"][:-3])
             else:
-                how = e["howto"] or (f"its upstream file ({e['source']}) is not the file we read (it was converted "
-                                     f"or re-compressed when staged): copy {e['file']} from a copy of the staged data")
+                how = e["howto"] or (f"its upstream file ({e['source']}) is not the file we read "
+                                     "(it was converted or re-compressed when staged): "
+                                     f"copy {e['file']} from a copy of the staged data")
                 raise FileNotFoundError(
-                    f"{what} is not available locally (looked in {', '.join(str(r) for r in roots)}) and has no direct "
-                    f"download: {how}, into {cache_dir()} or a directory named by MLXPLAIN_DATA; or set "
-                    "MLXPLAIN_MIRROR to a mirror of the staged data.")
+                    f"{what} is not available locally (looked in {', '.join(str(r) for r in roots)}) "
+                    f"and has no direct download: {how}, into {cache_dir()} "
+                    "or a directory named by MLXPLAIN_DATA; "
+                    "or set MLXPLAIN_MIRROR to a mirror of the staged data.")
             path = _download(url, dest, sha, what, e["file"])
         out[e["split"]] = path
     return out
@@ -616,10 +672,12 @@ def _read_entry(e, path):
 
 def _vstack(a, b, name, prov):
     X = sp.vstack([a.X, b.X], format="csr") if a.is_sparse or b.is_sparse else np.vstack([a.X, b.X])
-    return MultiLabelDataset(X, sp.vstack([a.Y, b.Y], format="csr"), a.feature_names, a.label_names, name, prov)
+    return MultiLabelDataset(X, sp.vstack([a.Y, b.Y], format="csr"), a.feature_names, a.label_names, name,
+                             prov)
 
 def load(name,            # registered data set name (case-insensitive); see registry()
-         split=None,      # "train", "test", "union"; None: the union file, the only file, or train+test stacked
+         # "train", "test", "union"; None: the union file, the only file, or train+test stacked
+         split=None,
          data_home=None,  # searched first; then $MLXPLAIN_DATA, then the user cache, then download
          mirror=None):    # base URL of a mirror of ../shared/data (default $MLXPLAIN_MIRROR)
     "Load a registered data set as a `MultiLabelDataset`, checking its shape against the registry."
@@ -638,14 +696,15 @@ def load(name,            # registered data set name (case-insensitive); see reg
     ds = _read_entry(e, path)
     want = (e["n"], e["d"], 1 if e["kind"] == "binary" and e["c"] == 2 else e["c"])
     if ds.shape != want:
-        raise ValueError(f"{e['name']} ({split}) read from {path} has N, D, C = {ds.shape} but the registry expects "
-                         f"{want}: the file is a different version or damaged; delete it or fix MLXPLAIN_DATA")
+        raise ValueError(f"{e['name']} ({split}) read from {path} has N, D, C = {ds.shape} "
+                         f"but the registry expects {want}: the file is a different version or damaged; "
+                         "delete it or fix MLXPLAIN_DATA")
     sha = _sha256(path)
-    verified = sha in (e["sha256"], e["url_sha256"]) or (e["url_sha256"] is not None and
-                                                        hashlib.sha256(_read_bytes(path)).hexdigest() == e["url_sha256"])
+    verified = sha in (e["sha256"], e["url_sha256"]) or (
+        e["url_sha256"] is not None and hashlib.sha256(_read_bytes(path)).hexdigest() == e["url_sha256"])
     if e["sha256"] is not None and not verified:
-        warnings.warn(f"{path}: sha256 {sha[:12]}… matches no registered checksum for {e['name']} ({split}); "
-                      "the shape matches, so it is loaded")
+        warnings.warn(f"{path}: sha256 {sha[:12]}… matches no registered checksum "
+                      f"for {e['name']} ({split}); the shape matches, so it is loaded")
     ds.name = e["name"]
     ds.provenance = {**ds.provenance, "file": str(path), "source": e["source"], "url": e["url"],
                      "sha256": sha, "verified": bool(verified), "split": split}
@@ -655,7 +714,8 @@ def registry(data_home=None,  # also search here for local copies
              files=False):    # one row per file instead of per data set
     "The registered data sets as a DataFrame, with whether each is `available` locally (no download)."
     roots = _roots(data_home)
-    rows = [{**{k: v for k, v in e.items() if k != "howto"}, "path": (str(p) if (p := _find_local(e, roots)) else None)}
+    rows = [{**{k: v for k, v in e.items() if k != "howto"},
+             "path": (str(p) if (p := _find_local(e, roots)) else None)}
             for e in _REGISTRY]
     df = pd.DataFrame(rows)
     df["available"] = df["path"].notna()
@@ -665,7 +725,8 @@ def registry(data_home=None,  # also search here for local copies
         u = g[g.split == "union"]
         n = int(u.n.iloc[0]) if len(u) else int(g[g.split.isin(["train", "test"])].n.sum())
         out.append(dict(name=name, kind=g.kind.iloc[0], n=n, d=int(g.d.iloc[0]), c=int(g.c.iloc[0]),
-                        splits=",".join(g.split), labels=",".join(g.labels.dropna().unique()) or None, format=g.format.iloc[0],
+                        splits=",".join(g.split), labels=",".join(g.labels.dropna().unique()) or None,
+                        format=g.format.iloc[0],
                         url=g.url.dropna().iloc[0] if g.url.notna().any() else None, source=g.source.iloc[0],
                         available=bool(g.available.all())))
     return pd.DataFrame(out)
@@ -680,7 +741,8 @@ def _stratifier(ds, kind, n_splits, test_size, random_state):
     else:
         from iterstrat.ml_stratifiers import MultilabelStratifiedKFold, MultilabelStratifiedShuffleSplit
         y = ds.Y_dense
-        cv = (MultilabelStratifiedKFold(n_splits, shuffle=True, random_state=random_state) if kind == "kfold" else
+        cv = (MultilabelStratifiedKFold(n_splits, shuffle=True, random_state=random_state)
+              if kind == "kfold" else
               MultilabelStratifiedShuffleSplit(1, test_size=test_size, random_state=random_state))
     return cv.split(np.zeros((ds.n_samples, 1)), y)
 
@@ -689,18 +751,21 @@ def train_test_split(ds,               # MultiLabelDataset
                      random_state=0):  # seed
     "Split `ds` into (train, test): iterative stratification for multi-label, stratified for binary."
     if not (0 < test_size < 1 or (isinstance(test_size, (int, np.integer)) and 0 < test_size < ds.n_samples)):
-        raise ValueError(f"test_size={test_size}: use a fraction in (0, 1) or an integer in [1, N-1={ds.n_samples - 1}]")
+        raise ValueError(f"test_size={test_size}: use a fraction in (0, 1) "
+                         f"or an integer in [1, N-1={ds.n_samples - 1}]")
     tr, te = next(_stratifier(ds, "split", 1, test_size, random_state))
     tr, te = np.sort(tr), np.sort(te)
     a, b = ds.subset(tr), ds.subset(te)
-    a.provenance.update(split="train", split_seed=random_state); b.provenance.update(split="test", split_seed=random_state)
+    a.provenance.update(split="train", split_seed=random_state)
+    b.provenance.update(split="test", split_seed=random_state)
     return a, b
 
 def kfold(ds,               # MultiLabelDataset
           n_splits=5,       # number of folds
           random_state=0):  # seed
     "Stratified k-fold indices [(train_idx, test_idx), ...] (iterative stratification for multi-label)."
-    if not 2 <= n_splits <= ds.n_samples: raise ValueError(f"n_splits={n_splits}: need 2 <= n_splits <= N={ds.n_samples}")
+    if not 2 <= n_splits <= ds.n_samples:
+        raise ValueError(f"n_splits={n_splits}: need 2 <= n_splits <= N={ds.n_samples}")
     return [(np.sort(a), np.sort(b)) for a, b in _stratifier(ds, "kfold", n_splits, None, random_state)]
 
 def load_split(name,             # registered data set name
@@ -708,7 +773,7 @@ def load_split(name,             # registered data set name
                random_state=0,   # seed for that split
                data_home=None,   # see load()
                mirror=None):     # see load()
-    "(train, test) of a registered data set: its official split if it has one, else an iterative-stratification split."
+    "(train, test) of a registered data set: its official split if any, else by iterative stratification."
     splits = {e["split"] for e in _entries(name)}
     if {"train", "test"} <= splits:
         return load(name, "train", data_home, mirror), load(name, "test", data_home, mirror)
@@ -721,30 +786,37 @@ def make_label_specific(n_samples=1000,        # N
                         n_relevant=3,          # |R_j|, the features each label depends on
                         noise=0.1,             # sigma: std of the noise added to the standardised score
                         sparse=False,          # CSR X with non-negative tf-like values (about 20% non-zero)
-                        label_correlation=0.0, # rho in [0, 1]: chance that a relevant slot comes from a shared pool
+                        # rho in [0, 1]: chance that a relevant slot comes from a shared pool
+                        label_correlation=0.0,
                         random_state=None):    # seed
     "Multi-label data where label j depends only on the features `relevant[j]`; returns (ds, relevant)."
-    if not 1 <= n_relevant <= n_features: raise ValueError(f"n_relevant={n_relevant}: need 1 <= n_relevant <= n_features={n_features}")
-    if not 0 <= label_correlation <= 1: raise ValueError(f"label_correlation={label_correlation}: need a value in [0, 1]")
-    if n_samples < 2 or n_labels < 1: raise ValueError(f"need n_samples >= 2 and n_labels >= 1, got {n_samples}, {n_labels}")
+    if not 1 <= n_relevant <= n_features:
+        raise ValueError(f"n_relevant={n_relevant}: need 1 <= n_relevant <= n_features={n_features}")
+    if not 0 <= label_correlation <= 1:
+        raise ValueError(f"label_correlation={label_correlation}: need a value in [0, 1]")
+    if n_samples < 2 or n_labels < 1:
+        raise ValueError(f"need n_samples >= 2 and n_labels >= 1, got {n_samples}, {n_labels}")
     rng = check_random_state(random_state)
     if sparse:
         X = sp.random(n_samples, n_features, density=0.2, format="csr", random_state=rng,
                       data_rvs=lambda k: 1 + rng.poisson(2.0, k)).astype(np.float32)
         Xd = X.toarray()
     else:
-        Xd = rng.standard_normal((n_samples, n_features)).astype(np.float32); X = Xd
+        Xd = rng.standard_normal((n_samples, n_features)).astype(np.float32)
+        X = Xd
     perm = rng.permutation(n_features)
     pool = perm[:n_relevant]                                  # features shared between labels
     disjoint = n_features >= n_relevant * (n_labels + 1)      # room for a private set per label
     sign_pool = rng.choice([-1.0, 1.0], n_relevant) if not sparse else np.ones(n_relevant)
     relevant, Y = [], np.zeros((n_samples, n_labels), np.int8)
     for j in range(n_labels):
-        own = perm[(j + 1) * n_relevant:(j + 2) * n_relevant] if disjoint else rng.choice(n_features, n_relevant, replace=False)
+        own = (perm[(j + 1) * n_relevant:(j + 2) * n_relevant] if disjoint
+               else rng.choice(n_features, n_relevant, replace=False))
         shared = rng.random(n_relevant) < label_correlation
         R = np.where(shared, pool, own)
         R, first = np.unique(R, return_index=True)
-        sign = np.ones(len(R)) if sparse else rng.choice([-1.0, 1.0], len(R))  # tf-like data: words add evidence
+        # tf-like data: words add evidence
+        sign = np.ones(len(R)) if sparse else rng.choice([-1.0, 1.0], len(R))
         w = rng.uniform(0.5, 1.5, len(R)) * np.where(shared[first], sign_pool[first], sign)
         z = Xd[:, R] @ w
         z = (z - z.mean()) / (z.std() + 1e-12)
@@ -752,8 +824,9 @@ def make_label_specific(n_samples=1000,        # N
         Y[:, j] = s > np.quantile(s, 1 - rng.uniform(0.15, 0.4))
         relevant.append(R)
     ds = MultiLabelDataset(X, Y, name="label_specific",
-                           provenance=dict(generator="make_label_specific", n_relevant=n_relevant, noise=noise,
-                                           sparse=sparse, label_correlation=label_correlation, random_state=random_state))
+                           provenance=dict(generator="make_label_specific", n_relevant=n_relevant,
+                                           noise=noise, sparse=sparse, label_correlation=label_correlation,
+                                           random_state=random_state))
     return ds, relevant
 
 # %% ../nbs/00_data.ipynb #23c29eb2
@@ -765,7 +838,8 @@ def make_alternative_groups(n_samples=500,      # N
                             random_state=None): # seed
     "Binary data with `n_groups` disjoint, equally predictive feature groups; returns (X, y, groups)."
     if n_groups < 1 or group_size < 1 or n_noise < 0:
-        raise ValueError(f"need n_groups >= 1, group_size >= 1, n_noise >= 0; got {n_groups}, {group_size}, {n_noise}")
+        raise ValueError("need n_groups >= 1, group_size >= 1, n_noise >= 0; "
+                         f"got {n_groups}, {group_size}, {n_noise}")
     if not 0 <= noise < 0.5: raise ValueError(f"noise={noise}: the flip probability must be in [0, 0.5)")
     rng = check_random_state(random_state)
     z = rng.standard_normal(n_samples)

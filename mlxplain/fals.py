@@ -30,7 +30,8 @@ def _resolve_device(device):
     "torch.device for `device`; a clear error when CUDA is asked for but missing."
     dev = torch.device(device)
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r}: CUDA is not available on this machine (torch {torch.__version__}); use device='cpu'")
+        raise ValueError(f"device={device!r}: CUDA is not available on this "
+                         f"machine (torch {torch.__version__}); use device='cpu'")
     return dev
 
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -70,9 +71,10 @@ def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps X's own (t
     return X if dtype is None else X.astype(dtype, copy=False)
 
 def _check_Y(Y, n):
-    "Y as a dense float32 N×C 0/1 array; clear errors for label lists, no labels, wrong rows, non-binary values."
+    "Y as a dense float32 N×C 0/1 array; clear errors for label lists, no labels, wrong rows, non-0/1 Y."
     if Y is None:
-        raise ValueError("FALS requires y to be passed, but the target y is None: give the N×C label matrix Y")
+        raise ValueError("FALS requires y to be passed, "
+                         "but the target y is None: give the N×C label matrix Y")
     if sp.issparse(Y): Y = Y.toarray()
     else:
         try: Y = np.asarray(Y)
@@ -93,7 +95,8 @@ def _check_random_state(random_state):
     if rs is None or isinstance(rs, np.random.RandomState): return rs
     is_int = isinstance(rs, (int, np.integer)) and not isinstance(rs, (bool, np.bool_))
     if is_int and 0 <= rs < 2**32: return rs
-    raise ValueError(f"random_state={rs!r}: give None, an int in [0, 2**32 - 1] or a numpy.random.RandomState")
+    raise ValueError(f"random_state={rs!r}: give None, an int in [0, 2**32 - 1] "
+                     "or a numpy.random.RandomState")
 
 def _seed(random_state):
     "The int seed of a fit: an int random_state itself, else one draw from sklearn's check_random_state."
@@ -107,7 +110,8 @@ def _check_n_threads(n_threads):
     "n_threads if it is None or a positive int; else a clear ValueError."
     is_int = isinstance(n_threads, (int, np.integer)) and not isinstance(n_threads, (bool, np.bool_))
     if n_threads is not None and not (is_int and n_threads >= 1):
-        raise ValueError(f"n_threads={n_threads!r}: give None (chosen from the network size) or a positive int")
+        raise ValueError(f"n_threads={n_threads!r}: "
+                         "give None (chosen from the network size) or a positive int")
     return n_threads
 
 def _resolve_threads(n_threads, n_weights):
@@ -127,11 +131,13 @@ def _torch_threads(n):
         if torch.get_num_threads() != old: torch.set_num_threads(old)
 
 def _resolve_hidden(hidden, D, C, variant):
-    "Hidden width H: ⌈√(DC)⌉ by default (⌈√D⌉ per label for FALSb), an int, or 'D' / 'C' / 'sqrt'."
-    if hidden is None or hidden == "sqrt": return max(1, math.ceil(math.sqrt(D if variant == "falsb" else D * C)))
+    "Hidden width H: ⌈√(DC)⌉ by default (⌈√D⌉ per label for FALSb), an int, or 'D'/'C'/'sqrt'."
+    if hidden is None or hidden == "sqrt":
+        return max(1, math.ceil(math.sqrt(D if variant == "falsb" else D * C)))
     if hidden == "D": return D
     if hidden == "C": return C
-    if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool) and hidden >= 1: return int(hidden)
+    if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool) and hidden >= 1:
+        return int(hidden)
     raise ValueError(f"hidden={hidden!r}: give None (√(DC)), a positive int, 'D', 'C' or 'sqrt'")
 
 def _batch(X, idx, device):
@@ -145,7 +151,9 @@ def _batches(N, bs):
     return [np.arange(i, min(i + bs, N)) for i in range(0, N, bs)]
 
 def _first_layer(Xr, W1, b1, device):
-    "z = x W1 + b1 (B×H) for the rows Xr (ndarray or CSR), W1 D×H contiguous. A CSR block is never densified: row b sums the W1 rows of its non-zeros (embedding_bag, nnz·H multiply-adds instead of B·D·H)."
+    """z = x W1 + b1 (B×H) for the rows Xr (ndarray or CSR), W1 D×H contiguous.
+    A CSR block is never densified: row b sums the W1 rows of its non-zeros
+    (embedding_bag, nnz·H multiply-adds instead of B·D·H)."""
     if sp.issparse(Xr):
         ind = torch.from_numpy(Xr.indices.astype(np.int64)).to(device)
         off = torch.from_numpy(Xr.indptr[:-1].astype(np.int64)).to(device)
@@ -166,9 +174,12 @@ class BlockTLP(nn.Module):
     def __init__(self, D, Hb, C, dropout=0.0):
         super().__init__()
         b1, b2 = 1 / math.sqrt(D), 1 / math.sqrt(Hb)  # nn.Linear's default uniform init, per binary net
-        self.W1 = nn.Parameter(torch.empty(C, D, Hb).uniform_(-b1, b1)); self.b1 = nn.Parameter(torch.empty(C, Hb).uniform_(-b1, b1))
-        self.W2 = nn.Parameter(torch.empty(C, Hb).uniform_(-b2, b2)); self.b2 = nn.Parameter(torch.empty(C).uniform_(-b2, b2))
-        self.drop = nn.Dropout(dropout) if dropout else nn.Identity()   # after the hidden layer, as in make_tlp
+        self.W1 = nn.Parameter(torch.empty(C, D, Hb).uniform_(-b1, b1))
+        self.b1 = nn.Parameter(torch.empty(C, Hb).uniform_(-b1, b1))
+        self.W2 = nn.Parameter(torch.empty(C, Hb).uniform_(-b2, b2))
+        self.b2 = nn.Parameter(torch.empty(C).uniform_(-b2, b2))
+        # after the hidden layer, as in make_tlp
+        self.drop = nn.Dropout(dropout) if dropout else nn.Identity()
     def forward(self, x):  # x: (B, D) → logits (B, C)
         h = self.drop(torch.relu(torch.einsum("bd,cdh->bch", x, self.W1) + self.b1))
         return (h * self.W2).sum(-1) + self.b2
@@ -182,19 +193,25 @@ def _tlp_weights(model):
 def tlp_gradients(model, x):  # model: TLP from make_tlp; x: (B, D) tensor
     "Per-instance input gradients G (B×C×D) of the sigmoid outputs, Eq. 4, as one batched matrix product."
     W1, b1, W2, b2 = _tlp_weights(model)
-    z = x @ W1 + b1; M = (z > 0).to(x.dtype)                  # ReLU derivative, Eq. 5
+    # ReLU derivative, Eq. 5
+    z = x @ W1 + b1
+    M = (z > 0).to(x.dtype)
     f = torch.sigmoid(torch.relu(z) @ W2 + b2)
     J = (M[:, :, None] * W2[None]).transpose(1, 2) @ W1.T      # W2ᵀ diag(I) W1ᵀ, (B, C, D)
     return (f * (1 - f))[:, :, None] * J
 
 def _scores_direct(W1, b1, W2, b2, X, device, power, batch_elems):
     "S = Σ_n w_nc (W2ᵀ diag(I_n) W1ᵀ)²_cd with w = (f(1-f))^power: chunks of instances × labels."
-    D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
+    D, H = W1.shape
+    C = W2.shape[1]
+    N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
     cc = max(1, min(C, batch_elems // (D * 64)))
     bs = max(1, batch_elems // (cc * D))
     for idx in _batches(N, bs):
-        z = _first_layer(X[idx], W1, b1, device); M = (z > 0).to(W1.dtype); f = torch.sigmoid(torch.relu(z) @ W2 + b2)
+        z = _first_layer(X[idx], W1, b1, device)
+        M = (z > 0).to(W1.dtype)
+        f = torch.sigmoid(torch.relu(z) @ W2 + b2)
         w = (f * (1 - f)) ** power
         for c0 in range(0, C, cc):
             c1 = min(C, c0 + cc)
@@ -203,21 +220,33 @@ def _scores_direct(W1, b1, W2, b2, X, device, power, batch_elems):
     return S
 
 def _scores_gram(W1, b1, W2, b2, X, device, power, batch_elems):
-    "Same S through Q_c = Σ_n w_nc I_n I_nᵀ, one hidden unit (a row of every Q_c) at a time: upper triangle only, active instances only, dead units skipped."
-    D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
+    """Same S through Q_c = Σ_n w_nc I_n I_nᵀ, one hidden unit (a row of every Q_c) at a time:
+    upper triangle only, active instances only, dead units skipped."""
+    D, H = W1.shape
+    C = W2.shape[1]
+    N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
-    W1 = W1.contiguous(); W1t = W1.T.contiguous()
-    for rows in _batches(N, max(1, 4 * batch_elems // (H + C))):   # instances whose masks and weights are held at once
-        z = _first_layer(X[rows], W1, b1, device); I = z > 0
-        f = torch.sigmoid(torch.relu(z) @ W2 + b2); w = (f * (1 - f)) ** power      # (n, C)
-        cnt = I.sum(0); order = torch.argsort(cnt, stable=True)
-        order = order[cnt[order] > 0]                  # live units, least active first (fewest rows × most columns)
-        M = I[:, order].to(W1.dtype); active = I[:, order].T.contiguous()
+    W1 = W1.contiguous()
+    W1t = W1.T.contiguous()
+    # instances whose masks and weights are held at once
+    for rows in _batches(N, max(1, 4 * batch_elems // (H + C))):
+        z = _first_layer(X[rows], W1, b1, device)
+        I = z > 0
+        # (n, C)
+        f = torch.sigmoid(torch.relu(z) @ W2 + b2)
+        w = (f * (1 - f)) ** power
+        cnt = I.sum(0)
+        order = torch.argsort(cnt, stable=True)
+        # live units, least active first (fewest rows × most columns)
+        order = order[cnt[order] > 0]
+        M = I[:, order].to(W1.dtype)
+        active = I[:, order].T.contiguous()
         A1, A2 = W1t[order], W2[order]                 # (L, D), (L, C): the live units' weights
         acc = torch.zeros(C, D, dtype=W1.dtype, device=device)
         for j in range(len(order)):
             r = active[j].nonzero().squeeze(1)         # the instances where unit j is active
-            R = w.index_select(0, r).T @ M[:, j:].index_select(0, r)   # (C, L-j): row j of every Q_c, from the diagonal on
+            # (C, L-j): row j of every Q_c, from the diagonal on
+            R = w.index_select(0, r).T @ M[:, j:].index_select(0, r)
             R *= A2[j][:, None] * A2[j:].T             # R_c = diag(W2_c) Q_c diag(W2_c)
             R[:, 1:] *= 2                              # an off-diagonal pair (j, h) stands for (h, j) too
             acc.addmm_(R, A1[j:] * A1[j])              # S_cd += Σ_h R_c,jh W1_dj W1_dh
@@ -228,36 +257,51 @@ def tlp_scores(model,                # TLP from make_tlp (eval mode)
                X,                    # (N, D) float32 ndarray or CSR
                power=2,              # 2: FALS (Eq. 7, 12); 1: Fisher weighting 1/(f(1-f)) of FILS (Eq. 10)
                device="cpu",
-               method="auto",        # 'direct', 'gram' or 'auto' (fewer multiply-adds, see the cost model above)
+               # 'direct', 'gram' or 'auto' (fewer multiply-adds, see the cost model above)
+               method="auto",
                batch_elems=1 << 23,  # largest intermediate tensor, in elements
               ):
     "Mean squared input gradient per (label, feature), Eq. 12 (C×D), without a Python loop over instances."
     W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
-    W1 = W1.contiguous()                                        # D×H, feature-major: row d is feature d's weights
-    D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
-    if method not in ("auto", "direct", "gram"): raise ValueError(f"method={method!r}: use 'auto', 'direct' or 'gram'")
-    if method == "auto": method = "gram" if (H + 1) * (N + D) < 2 * N * D else "direct"   # gram's bound C·H(H+1)(N+D)/2 vs direct's C·N·H·D
+    # D×H, feature-major: row d is feature d's weights
+    W1 = W1.contiguous()
+    D, H = W1.shape
+    C = W2.shape[1]
+    N = X.shape[0]
+    if method not in ("auto", "direct", "gram"):
+        raise ValueError(f"method={method!r}: use 'auto', 'direct' or 'gram'")
+    # gram's bound C·H(H+1)(N+D)/2 vs direct's C·N·H·D
+    if method == "auto": method = "gram" if (H + 1) * (N + D) < 2 * N * D else "direct"
     fn = {"direct": _scores_direct, "gram": _scores_gram}[method]
     with torch.no_grad(): S = fn(W1, b1, W2, b2, X, device, power, batch_elems)
     return (S / N).cpu().numpy()
 
 def tlp_costs(model, X, batch_size=64):
-    "Multiply-adds of one training epoch and of each exact route to Eq. 12, for this network on X (the cost model above)."
+    "Multiply-adds of one training epoch and of each exact route to Eq. 12 for this network on X (see above)."
     W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
-    W1 = W1.contiguous(); D, H = W1.shape; C = W2.shape[1]; N = X.shape[0]
+    W1 = W1.contiguous()
+    D, H = W1.shape
+    C = W2.shape[1]
+    N = X.shape[0]
     nnz = X.nnz if sp.issparse(X) else N * D       # a dense X pays for every entry in the first layer
     cnt = torch.zeros(H, dtype=torch.int64)
     with torch.no_grad():
         for idx in _batches(N, 4096): cnt += (_first_layer(X[idx], W1, b1, W1.device) > 0).sum(0).cpu()
-    n = np.sort(cnt.numpy()); n = n[n > 0]; L = len(n)   # n_j: instances where live unit j is active, ascending
+    # n_j: instances where live unit j is active, ascending
+    n = np.sort(cnt.numpy())
+    n = n[n > 0]
+    L = len(n)
     fwd = nnz * H + N * H * C
-    s1 = C * int(np.sum(n * (L - np.arange(L)))); s2 = C * D * L * (L + 1) // 2
-    return {"hidden": H, "live_units": L, "epoch": 2 * nnz * H + 3 * N * H * C, "adam_steps": math.ceil(N / batch_size),
-            "weights": D * H + H + H * C + C, "forward": fwd, "gram_stage1": s1, "gram_stage2": s2, "gram": fwd + s1 + s2,
+    s1 = C * int(np.sum(n * (L - np.arange(L))))
+    s2 = C * D * L * (L + 1) // 2
+    return {"hidden": H, "live_units": L, "epoch": 2 * nnz * H + 3 * N * H * C,
+            "adam_steps": math.ceil(N / batch_size), "weights": D * H + H + H * C + C, "forward": fwd,
+            "gram_stage1": s1, "gram_stage2": s2, "gram": fwd + s1 + s2,
             "gram_full": fwd + C * H * H * (N + D), "direct": fwd + N * C * H * D}
 
 def tlp_mean_gradient(model, X, device="cpu", batch_size=4096):
-    "Signed mean input gradient (1/N) Σ_n G(x^n) (C×D): linear in the masks, so W1 (W2 ∘ Σ_n I_n f_n(1-f_n)) needs one forward pass."
+    """Signed mean input gradient (1/N) Σ_n G(x^n) (C×D): linear in the masks,
+    so W1 (W2 ∘ Σ_n I_n f_n(1-f_n)) needs one forward pass."""
     W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
     acc = torch.zeros_like(W2)                                  # (H, C): Σ_n I_nh f_nc(1-f_nc)
     with torch.no_grad():
@@ -270,13 +314,15 @@ def tlp_mean_gradient(model, X, device="cpu", batch_size=4096):
 def block_scores(model, X, power=2, device="cpu", batch_elems=1 << 23):
     "Eq. 12 for FALSb: label c's gradient goes through its own binary perceptron only."
     W1, b1, W2, b2 = (t.detach() for t in (model.W1, model.b1, model.W2, model.b2))
-    C, D, Hb = W1.shape; N = X.shape[0]
+    C, D, Hb = W1.shape
+    N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
     bs = max(1, batch_elems // (C * max(D, Hb)))
     with torch.no_grad():
         for idx in _batches(N, bs):
             x = _batch(X, idx, device)
-            z = torch.einsum("bd,cdh->bch", x, W1) + b1; M = (z > 0).to(x.dtype)
+            z = torch.einsum("bd,cdh->bch", x, W1) + b1
+            M = (z > 0).to(x.dtype)
             f = torch.sigmoid((torch.relu(z) * W2).sum(-1) + b2)
             w = (f * (1 - f)) ** power
             J = torch.bmm((M * W2).transpose(0, 1), W1.transpose(1, 2))   # (C, B, D)
@@ -285,12 +331,15 @@ def block_scores(model, X, power=2, device="cpu", batch_elems=1 << 23):
 
 # %% ../nbs/10_fals.ipynb #d4679fea
 def tlp_attributions(model, x, method="ig", steps=50, eps=1e-10):  # x: (B, D) tensor
-    "Closed-form attributions A (B×C×D) of the TLP with a zero baseline: 'ig' (Eq. 15, right Riemann sum), 'deeplift' (rescale rule on the probabilities), 'lrp' (ε-rule on the logits = input × logit gradient)."
+    """Closed-form attributions A (B×C×D) of the TLP with a zero baseline: 'ig' (Eq. 15, right Riemann sum),
+    'deeplift' (rescale rule on the probabilities),
+    'lrp' (ε-rule on the logits = input × logit gradient)."""
     W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
     if method == "ig":
         G = sum(tlp_gradients(model, x * (k / steps)) for k in range(1, steps + 1)) / steps
         return x[:, None, :] * G.detach()
-    z = x @ W1 + b1; M = (z > 0).to(x.dtype)
+    z = x @ W1 + b1
+    M = (z > 0).to(x.dtype)
     if method == "lrp":
         return x[:, None, :] * ((M[:, :, None] * W2[None]).transpose(1, 2) @ W1.T)
     if method == "deeplift":
@@ -298,15 +347,20 @@ def tlp_attributions(model, x, method="ig", steps=50, eps=1e-10):  # x: (B, D) t
         dz = z - b1
         mh = torch.where(dz.abs() < eps, M, (a - a0) / torch.where(dz.abs() < eps, torch.ones_like(dz), dz))
         l, l0 = a @ W2 + b2, a0 @ W2 + b2
-        dl = l - l0; f, f0 = torch.sigmoid(l), torch.sigmoid(l0)
-        mc = torch.where(dl.abs() < eps, f * (1 - f), (f - f0) / torch.where(dl.abs() < eps, torch.ones_like(dl), dl))
+        dl = l - l0
+        f, f0 = torch.sigmoid(l), torch.sigmoid(l0)
+        mc = torch.where(dl.abs() < eps, f * (1 - f),
+                         (f - f0) / torch.where(dl.abs() < eps, torch.ones_like(dl), dl))
         J = (mh[:, :, None] * W2[None]).transpose(1, 2) @ W1.T
         return x[:, None, :] * mc[:, :, None] * J
     raise ValueError(f"method={method!r}: use one of 'ig', 'deeplift', 'lrp'")
 
 def attribution_scores(model, X, method="ig", steps=50, device="cpu", batch_elems=1 << 22):
     "Eq. 12 with an attribution method in place of the gradient: mean over instances of A² (C×D)."
-    W1 = _tlp_weights(model)[0]; D = W1.shape[0]; C = _tlp_weights(model)[2].shape[1]; N = X.shape[0]
+    W1 = _tlp_weights(model)[0]
+    D = W1.shape[0]
+    C = _tlp_weights(model)[2].shape[1]
+    N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
     bs = max(1, batch_elems // (C * D))
     with torch.no_grad():
@@ -389,12 +443,14 @@ class _LabelSelector(SelectorMixin, BaseEstimator, auto_wrap_output_keys=None):
 
 # %% ../nbs/10_fals.ipynb #7790cd35
 def _adam(params, lr, weight_decay):
-    "Adam; torch's fused kernel where this build has one for the device (same update rule, one pass per step)."
+    "Adam; torch's fused kernel where this build has one for the device (same update, one pass per step)."
     try: return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay, fused=True)
-    except (RuntimeError, TypeError, ValueError): return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
 
 def train_tlp(model,            # a network returning logits: make_tlp's, a BlockTLP, or any nn.Module
-              X,                # (N, D) float32 ndarray or CSR (a CSR X stays sparse for make_tlp's first layer)
+              # (N, D) float32 ndarray or CSR (a CSR X stays sparse for make_tlp's first layer)
+              X,
               Y,                # (N, C) 0/1 labels, dense or CSR
               epochs=10,        # passes over the data
               batch_size=64,    # mini-batch size
@@ -403,7 +459,7 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
               seed=0,           # seed of the mini-batch order
               device="cpu",
              ) -> list:
-    "Train `model` by Adam on BCE over shuffled mini-batches (in place, left in eval mode); the per-epoch mean loss."
+    "Train `model` in place by Adam on BCE, shuffled mini-batches, left in eval mode; per-epoch mean loss."
     Y = Y.toarray() if sp.issparse(Y) else Y
     Y = np.ascontiguousarray(Y, dtype=np.float32)
     lossf = nn.BCEWithLogitsLoss()
@@ -411,7 +467,8 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
     N, hist = X.shape[0], []
     Yt = torch.from_numpy(Y).to(device)
     csr = sp.issparse(X)
-    if isinstance(model, nn.Sequential):   # make_tlp: the first layer trains as W1 (D×H, feature-major), copied back
+    # make_tlp: the first layer trains as W1 (D×H, feature-major), copied back
+    if isinstance(model, nn.Sequential):
         lin, rest = model[0], model[1:]
         W1 = nn.Parameter(lin.weight.detach().T.contiguous())
         params = [W1, lin.bias, *rest.parameters()]
@@ -424,7 +481,8 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
     for _ in range(epochs):
         perm, tot = rng.permutation(N), 0.0
         batches = [perm[i:i + batch_size] for i in range(0, N, batch_size)]
-        if csr: batches = [np.sort(b) for b in batches]   # sorted rows in a batch: faster CSR gather, same content
+        # sorted rows in a batch: faster CSR gather, same content
+        if csr: batches = [np.sort(b) for b in batches]
         Xe = X[np.concatenate(batches)] if csr else None  # CSR: the epoch's rows in batch order, one gather
         for i, idx in zip(range(0, N, batch_size), batches):
             xb = Xe[i:i + len(idx)] if csr else X[idx]
@@ -441,45 +499,59 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
 
 # %% ../nbs/10_fals.ipynb #0c11fc05
 class FALS(_LabelSelector):
-    "Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and its variants)."
+    "Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and variants)."
     def __init__(self,
                  k=0.1,                # features kept per label: fraction of D in (0, 1] or an int in [1, D]
-                 variant="fals",       # 'fals', 'fams' (shared subset), 'fils'/'fims' (Fisher-weighted), 'falsb' (C binary nets)
-                 attribution="gradient", # 'gradient' (Eq. 4), or 'ig', 'deeplift', 'lrp' (Appendix B.4; fals/fams only)
-                 hidden=None,          # H: None = ⌈√(DC)⌉ (⌈√D⌉ per label for falsb), an int, 'D' or 'C'
+                 # 'fals', 'fams' (shared subset), 'fils'/'fims' (Fisher-weighted), 'falsb' (C binary nets)
+                 variant="fals",
+                 # 'gradient' (Eq. 4), or 'ig', 'deeplift', 'lrp' (Appendix B.4; fals/fams only)
+                 attribution="gradient",
+                 # H: None = ⌈√(DC)⌉ (⌈√D⌉ per label for falsb), an int, 'D' or 'C'
+                 hidden=None,
                  epochs=10,            # training passes T
-                 batch_size=64,        # mini-batch size (a CSR X stays sparse: its first layer sums W1 rows of the non-zeros)
+                 # mini-batch size (a CSR X stays sparse: its first layer sums W1 rows of the non-zeros)
+                 batch_size=64,
                  lr=1e-2,              # Adam learning rate (1e-3 under-fits small sets in 10 epochs)
                  weight_decay=0.0,     # L2 penalty (the 'L2-Norm' variant of Section 4.3)
                  dropout=0.0,          # dropout after the hidden layer (the 'Dropout' variant)
                  ig_steps=50,          # integration steps m for attribution='ig'
-                 score_samples=None,   # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
-                 scale=False,          # True: standardise dense X (max-abs scale a CSR X) inside fit, so scores do not depend on feature units
+                 # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
+                 score_samples=None,
+                 # True: standardise dense X (max-abs scale a CSR X) inside fit,
+                 # so scores do not depend on feature units
+                 scale=False,
                  device="cpu",         # 'cpu', 'cuda' or 'cuda:0' (error if CUDA is missing)
                  n_threads=None,       # torch threads in fit; None: 1 below 2**22 weights, else min(4, cores)
                  random_state=None,    # seed: same seed, same scores
                 ):
         self.k, self.variant, self.attribution, self.hidden = k, variant, attribution, hidden
-        self.epochs, self.batch_size, self.lr, self.weight_decay, self.dropout = epochs, batch_size, lr, weight_decay, dropout
+        self.epochs, self.batch_size, self.lr = epochs, batch_size, lr
+        self.weight_decay, self.dropout = weight_decay, dropout
         self.ig_steps, self.score_samples, self.scale = ig_steps, score_samples, scale
         self.device, self.n_threads, self.random_state = device, n_threads, random_state
 
     def _validate(self, N, D):
         "Check every parameter before any training; returns (k, number of instances scored)."
         if self.variant not in VARIANTS: raise ValueError(f"variant={self.variant!r}: use one of {VARIANTS}")
-        if self.attribution not in ATTRIBUTIONS: raise ValueError(f"attribution={self.attribution!r}: use one of {ATTRIBUTIONS}")
+        if self.attribution not in ATTRIBUTIONS:
+            raise ValueError(f"attribution={self.attribution!r}: use one of {ATTRIBUTIONS}")
         if self.attribution != "gradient" and self.variant not in ("fals", "fams"):
-            raise ValueError(f"attribution={self.attribution!r} works with variant 'fals' or 'fams' (Fisher weights and FALSb are gradient-only)")
+            raise ValueError(f"attribution={self.attribution!r} works with variant 'fals' "
+                             "or 'fams' (Fisher weights and FALSb are gradient-only)")
         for name in ("epochs", "batch_size", "ig_steps"):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name}={v!r}: must be a positive integer")
-        for name, lo, hi, what in (("lr", 0, np.inf, "a finite number > 0"), ("weight_decay", 0, np.inf, "a finite number >= 0"),
+        for name, lo, hi, what in (("lr", 0, np.inf, "a finite number > 0"),
+                                   ("weight_decay", 0, np.inf, "a finite number >= 0"),
                                    ("dropout", 0, 1, "a number in [0, 1)")):
             v = getattr(self, name)
-            ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) and np.isfinite(v)
-            if not ok or not ((lo < v if name == "lr" else lo <= v) and v < hi): raise ValueError(f"{name}={v!r}: must be {what}")
-        if not isinstance(self.scale, (bool, np.bool_)): raise ValueError(f"scale={self.scale!r}: must be True or False")
+            ok = (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                  and np.isfinite(v))
+            if not ok or not ((lo < v if name == "lr" else lo <= v) and v < hi):
+                raise ValueError(f"{name}={v!r}: must be {what}")
+        if not isinstance(self.scale, (bool, np.bool_)):
+            raise ValueError(f"scale={self.scale!r}: must be True or False")
         ss, n = self.score_samples, N
         if ss is not None:
             msg = f"score_samples={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
@@ -493,9 +565,10 @@ class FALS(_LabelSelector):
         return check_k(self.k, D), n
 
     def _scale(self, X):
-        "X in the units the network was trained on: standardised (dense) or max-abs scaled (CSR) when `scale=True`."
+        "X in the network's training units: standardised (dense) or max-abs scaled (CSR) when `scale=True`."
         if not self.scale: return X
-        if sp.issparse(X): return sp.csr_matrix(X @ sp.diags(self.scale_.astype(np.float32)), dtype=np.float32)
+        if sp.issparse(X):
+            return sp.csr_matrix(X @ sp.diags(self.scale_.astype(np.float32)), dtype=np.float32)
         return ((X - self.center_) * self.scale_).astype(np.float32)
 
     def fit(self, X, Y):
@@ -529,7 +602,8 @@ class FALS(_LabelSelector):
         if not (np.isfinite(self.loss_curve_).all() and np.isfinite(S).all()):
             raise ValueError("training gave non-finite losses or scores: X's values are too large for "
                              "float32 arithmetic; rescale X or use scale=True")
-        if self.variant in ("fams", "fims"): S = np.broadcast_to(S.sum(0), S.shape).copy()   # one shared ranking
+        # one shared ranking
+        if self.variant in ("fams", "fims"): S = np.broadcast_to(S.sum(0), S.shape).copy()
         self.scores_, self.n_features_in_, self.n_labels_ = S, D, C
         order = np.argsort(-S, axis=1, kind="stable")[:, :self.k_]
         self.selected_ = [np.sort(o) for o in order]
@@ -545,11 +619,13 @@ class FALS(_LabelSelector):
             torch.manual_seed(seed)
             net = BlockTLP if self.variant == "falsb" else make_tlp
             model = net(D, self.hidden_, C, self.dropout).to(dev)
-            self.loss_curve_ = train_tlp(model, X, Y, self.epochs, self.batch_size, self.lr, self.weight_decay, seed, dev)
+            self.loss_curve_ = train_tlp(model, X, Y, self.epochs, self.batch_size, self.lr,
+                                         self.weight_decay, seed, dev)
         t1 = time.perf_counter()
         power = 1 if self.variant in ("fils", "fims") else 2
         Xs = X
-        if self.score_samples is not None:   # unbiased estimate of Eq. 12 from a seeded random subset of the instances
+        # unbiased estimate of Eq. 12 from a seeded random subset of the instances
+        if self.score_samples is not None:
             Xs = X[np.sort(np.random.default_rng(seed).choice(N, n_score, replace=False))]
         if self.variant == "falsb": S = block_scores(model, Xs, power, dev)
         elif self.attribution == "gradient": S = tlp_scores(model, Xs, power, dev)
@@ -561,19 +637,24 @@ class FALS(_LabelSelector):
     def predict_proba(self, X):
         "The perceptron's own N×C probabilities (a weak multi-label learner; FALS only needs its gradients)."
         check_is_fitted(self, "model_")
-        X = _check_X(X); dev = next(self.model_.parameters()).device
+        X = _check_X(X)
+        dev = next(self.model_.parameters()).device
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but FALS is expecting {self.n_features_in_} "
                              "features as input (the D it was fitted on)")
         X = self._scale(X)
         with torch.no_grad():
-            return np.vstack([torch.sigmoid(self.model_(_batch(X, i, dev))).cpu().numpy() for i in _batches(X.shape[0], 4096)])
+            return np.vstack([torch.sigmoid(self.model_(_batch(X, i, dev))).cpu().numpy()
+                              for i in _batches(X.shape[0], 4096)])
 
 # %% ../nbs/10_fals.ipynb #e3a1f0c4
 def _train_reference(model, X, Y, epochs, batch_size, lr, seed, weight_decay=0.0):
-    "The plain training loop (dense mini-batches through nn.Linear, torch's default Adam): the oracle of `train_tlp`."
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay); lossf = nn.BCEWithLogitsLoss()
-    rng = np.random.default_rng(seed); N = X.shape[0]; Yt = torch.from_numpy(Y)
+    "Plain training loop (dense mini-batches via nn.Linear, torch's default Adam): the oracle of `train_tlp`."
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    lossf = nn.BCEWithLogitsLoss()
+    rng = np.random.default_rng(seed)
+    N = X.shape[0]
+    Yt = torch.from_numpy(Y)
     model.train()
     for _ in range(epochs):
         perm = rng.permutation(N)
@@ -581,19 +662,23 @@ def _train_reference(model, X, Y, epochs, batch_size, lr, seed, weight_decay=0.0
             idx = perm[i:i + batch_size]
             if sp.issparse(X): idx = np.sort(idx)
             loss = lossf(model(_batch(X, idx, "cpu")), Yt[torch.from_numpy(idx)])
-            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
     return model.eval()
 
 # %% ../nbs/10_fals.ipynb #a388f26f
 def fisher_information_autograd(model, x):  # model: TLP; x: (D,) tensor, one instance; C ≤ 12
-    "diag F^c(x) (C×D, Eq. 8) and diag F(x) (D, Eq. 9) by autograd, with the expectation over y ∈ {0,1}^C enumerated exactly."
+    "diag F^c(x) (C×D, Eq. 8) and diag F(x) (D, Eq. 9) by autograd, summing exactly over y ∈ {0,1}^C."
     x = x.detach().clone().requires_grad_(True)
-    f = torch.sigmoid(model(x[None]))[0]; C = f.shape[0]
+    f = torch.sigmoid(model(x[None]))[0]
+    C = f.shape[0]
     if C > 12: raise ValueError(f"C={C}: exact enumeration of 2^C label vectors is limited to C ≤ 12")
     Fc = torch.zeros(C, x.shape[0], dtype=x.dtype)
     for c in range(C):  # Eq. 8: E_{y_c}[(∇ log p(y_c|x))²], y_c ∈ {0, 1}
         for y, p in ((1.0, f[c]), (0.0, 1 - f[c])):
-            g, = torch.autograd.grad(y * torch.log(f[c]) + (1 - y) * torch.log(1 - f[c]), x, retain_graph=True)
+            g, = torch.autograd.grad(y * torch.log(f[c]) + (1 - y) * torch.log(1 - f[c]), x,
+                                     retain_graph=True)
             Fc[c] += p.detach() * g ** 2
     F = torch.zeros(x.shape[0], dtype=x.dtype)
     for bits in range(2 ** C):  # Eq. 9: E_y[(∇ log p(y|x))²] under independent Bernoulli labels
@@ -619,28 +704,33 @@ def restricted_spearman(s1, s2, a, b):  # s1, s2: (D,) scores; a, b: the selecte
 
 def fals_stability(X, Y,              # data as for FALS.fit
                    seeds=range(5),    # one FALS fit per seed
-                   random_state=None, # None: fit i uses seeds[i]; an int r: fit i uses r + seeds[i] (a shifted, still fixed family)
+                   # None: fit i uses seeds[i]; an int r: fit i uses r + seeds[i]
+                   # (a shifted, still fixed family)
+                   random_state=None,
                    **params,          # other FALS parameters (k, variant, epochs, …)
                   ) -> dict:
-    "Scores with uncertainty: mean/std of `scores_` over seeds, per-label selection frequency and mean pairwise Jaccard."
+    "Scores with uncertainty: mean/std of `scores_` over seeds, per-label selection frequency, mean Jaccard."
     seeds = [int(s) for s in seeds]
     if not seeds: raise ValueError("seeds is empty: give at least one seed")
     if random_state is not None:
         if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
-            raise ValueError(f"random_state={random_state!r}: give None or an int (the seeds are then random_state + seeds[i])")
+            raise ValueError(f"random_state={random_state!r}: give None or an "
+                             "int (the seeds are then random_state + seeds[i])")
         seeds = [int(random_state) + s for s in seeds]
     fits = [FALS(random_state=s, **params).fit(X, Y) for s in seeds]
     S = np.stack([f.scores_ for f in fits])            # (R, C, D)
     freq = np.mean([f.selected_mask_ for f in fits], axis=0)
-    C = S.shape[1]; pairs = [(i, j) for i in range(len(fits)) for j in range(i + 1, len(fits))]
-    jac = np.array([np.mean([jaccard(fits[i].selected_[c], fits[j].selected_[c]) for i, j in pairs]) if pairs else 1.0
-                    for c in range(C)])
+    C = S.shape[1]
+    pairs = [(i, j) for i in range(len(fits)) for j in range(i + 1, len(fits))]
+    jac = np.array([np.mean([jaccard(fits[i].selected_[c], fits[j].selected_[c]) for i, j in pairs])
+                    if pairs else 1.0 for c in range(C)])
     return {"mean": S.mean(0), "std": S.std(0), "frequency": freq, "jaccard": jac,
-            "selected": [np.sort(np.argsort(-m, kind="stable")[:fits[0].k_]) for m in S.mean(0)], "fits": fits, "seeds": seeds}
+            "selected": [np.sort(np.argsort(-m, kind="stable")[:fits[0].k_]) for m in S.mean(0)],
+            "fits": fits, "seeds": seeds}
 
 # %% ../nbs/10_fals.ipynb #19adfc0f
 class _PerLabelSelector(_LabelSelector):
-    "Base: one binary model per label, its feature importances → top-k features per label (`scores_`, `selected_`)."
+    "Base: one binary model per label; its feature importances → top-k features per label (`scores_`)."
     def _importance(self, X, y): raise NotImplementedError
 
     def fit(self, X, Y):
@@ -672,7 +762,7 @@ class RFSelector(_PerLabelSelector):
         return rf.fit(X, y).feature_importances_
 
 class LassoSelector(_PerLabelSelector):
-    "Per-label L1-regularised logistic regression, features ranked by |coefficient| (the paper's LASSO baseline)."
+    "Per-label L1-regularised logistic regression, features ranked by |coefficient| (the paper's LASSO)."
     def __init__(self, k=0.1, C=1.0, random_state=0):
         self.k, self.C, self.random_state = k, C, random_state
     def _importance(self, X, y):
@@ -682,26 +772,32 @@ class LassoSelector(_PerLabelSelector):
 
 # %% ../nbs/10_fals.ipynb #214ffa65
 class LIFT(ClassifierMixin, BaseEstimator):
-    "LIFT (Zhang & Wu 2014): per label, k-means on positives and negatives; distances to the 2m centres are the label's features."
+    "LIFT (Zhang & Wu 2014): k-means per label on positives and negatives; features: distances to 2m centres."
     def __init__(self,
                  ratio=0.1,        # m = ⌈ratio · min(#positives, #negatives)⌉ clusters per side
-                 estimator=None,   # binary classifier on the distance features (default: DecisionTreeClassifier)
+                 # binary classifier on the distance features (default: DecisionTreeClassifier)
+                 estimator=None,
                  max_iter=100,     # k-means iterations
                  random_state=0,
                 ):
-        self.ratio, self.estimator, self.max_iter, self.random_state = ratio, estimator, max_iter, random_state
+        self.ratio, self.estimator = ratio, estimator
+        self.max_iter, self.random_state = max_iter, random_state
 
     def fit_features(self, X, Y):
         "Only the clustering step (LIFT's dimensionality reduction): sets `centers_`."
         from sklearn.cluster import KMeans
-        X = _check_X(X); Y = _check_Y(Y, X.shape[0])
+        X = _check_X(X)
+        Y = _check_Y(Y, X.shape[0])
         if not 0 < self.ratio <= 1: raise ValueError(f"ratio={self.ratio!r}: must be in (0, 1]")
         self.n_features_in_, self.centers_ = X.shape[1], []
         for c in range(Y.shape[1]):
-            pos = Y[:, c] == 1; m = math.ceil(self.ratio * min(pos.sum(), (~pos).sum()))
-            if m == 0: self.centers_.append(None); continue       # constant label: no clusters
-            cen = [KMeans(m, n_init=1, max_iter=self.max_iter, random_state=self.random_state).fit(X[s]).cluster_centers_
-                   for s in (pos, ~pos)]
+            pos = Y[:, c] == 1
+            m = math.ceil(self.ratio * min(pos.sum(), (~pos).sum()))
+            if m == 0:   # constant label: no clusters
+                self.centers_.append(None)
+                continue
+            cen = [KMeans(m, n_init=1, max_iter=self.max_iter, random_state=self.random_state)
+                   .fit(X[s]).cluster_centers_ for s in (pos, ~pos)]
             self.centers_.append(np.vstack(cen).astype(np.float32))
         self._Y = Y
         return self
@@ -714,19 +810,26 @@ class LIFT(ClassifierMixin, BaseEstimator):
     def fit(self, X, Y):
         "Cluster, then train one binary classifier per label on its distance features."
         from sklearn.tree import DecisionTreeClassifier
-        t0 = time.perf_counter(); self.fit_features(X, Y); self.features_time_ = time.perf_counter() - t0
-        Y = self._Y; del self._Y
+        t0 = time.perf_counter()
+        self.fit_features(X, Y)
+        self.features_time_ = time.perf_counter() - t0
+        Y = self._Y
+        del self._Y
         est = self.estimator if self.estimator is not None else DecisionTreeClassifier(random_state=0)
-        self.estimators_ = [int(Y[0, c]) if cen is None else clone(est).fit(self.transform(X, c), Y[:, c].astype(int))
+        self.estimators_ = [int(Y[0, c]) if cen is None
+                            else clone(est).fit(self.transform(X, c), Y[:, c].astype(int))
                             for c, cen in enumerate(self.centers_)]
         return self
 
     def predict_proba(self, X):
         "N×C scores P(y_c = 1 | x)."
-        check_is_fitted(self, "estimators_"); X = _check_X(X)
+        check_is_fitted(self, "estimators_")
+        X = _check_X(X)
         out = []
         for c, m in enumerate(self.estimators_):
-            if isinstance(m, int): out.append(np.full(X.shape[0], float(m))); continue
+            if isinstance(m, int):
+                out.append(np.full(X.shape[0], float(m)))
+                continue
             out.append(m.predict_proba(self.transform(X, c))[:, list(m.classes_).index(1)])
         return np.column_stack(out)
 
@@ -736,22 +839,32 @@ class LIFT(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/10_fals.ipynb #8d98c462
 def demo(out_dir: Path = Path("demo_output/fals")) -> dict:
-    "Fit FALS on planted label-specific data, print the precision of the recovered features, save a heat map of `scores_`."
-    import matplotlib; matplotlib.use("Agg", force=False)
+    "Fit FALS on planted label-specific data, print the precision of found features, heat-map `scores_`."
+    import matplotlib
+    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
     from mlxplain.data import make_label_specific
-    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
-    ds, rel = make_label_specific(n_samples=1000, n_features=50, n_labels=5, n_relevant=3, noise=0.1, random_state=0)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ds, rel = make_label_specific(n_samples=1000, n_features=50, n_labels=5, n_relevant=3, noise=0.1,
+                                  random_state=0)
     res = {}
     for v in ("fals", "fams"):
         f = FALS(k=3, variant=v, random_state=0).fit(ds.X, ds.Y)
-        res[v] = round(float(np.mean([len(np.intersect1d(s, r)) / len(s) for s, r in zip(f.selected_, rel)])), 3)
+        res[v] = round(float(np.mean([len(np.intersect1d(s, r)) / len(s)
+                                      for s, r in zip(f.selected_, rel)])), 3)
         if v == "fals": fals = f
-    print(f"precision of the selected features vs the planted ones: FALS {res['fals']}, FAMS (shared subset) {res['fams']}")
+    print("precision of the selected features vs the planted ones: "
+          f"FALS {res['fals']}, FAMS (shared subset) {res['fams']}")
     fig, ax = plt.subplots(figsize=(9, 2.4))
     ax.imshow(fals.scores_ / fals.scores_.max(1, keepdims=True), aspect="auto", cmap="viridis")
     for c, r in enumerate(rel): ax.scatter(r, [c] * len(r), marker="x", color="red", s=20)
-    ax.set_xlabel("feature"); ax.set_ylabel("label"); ax.set_title("FALS scores (row-normalised); x = planted feature")
-    fig.tight_layout(); fig.savefig(out_dir / "fals_scores.png", dpi=120); plt.close(fig)
-    return {"precision_fals": res["fals"], "precision_fams": res["fams"], "train_s": round(fals.fit_time_["train"], 2),
+    ax.set_xlabel("feature")
+    ax.set_ylabel("label")
+    ax.set_title("FALS scores (row-normalised); x = planted feature")
+    fig.tight_layout()
+    fig.savefig(out_dir / "fals_scores.png", dpi=120)
+    plt.close(fig)
+    return {"precision_fals": res["fals"], "precision_fams": res["fams"],
+            "train_s": round(fals.fit_time_["train"], 2),
             "score_s": round(fals.fit_time_["score"], 4), "figure": str(out_dir / "fals_scores.png")}

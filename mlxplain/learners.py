@@ -21,10 +21,12 @@ def _check_XY(X, Y):
     if not (sp.issparse(X) or isinstance(X, np.ndarray)): X = np.asarray(X)
     if X.ndim != 2: raise ValueError(f"X must be 2-D (N, D), got shape {X.shape}")
     data = X.data if sp.issparse(X) else X
-    if not np.all(np.isfinite(data)): raise ValueError("X contains NaN or infinite values: impute or drop them first")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("X contains NaN or infinite values: impute or drop them first")
     Y = sp.csc_matrix(Y) if sp.issparse(Y) else sp.csc_matrix(np.asarray(Y).reshape(len(Y), -1))
     if Y.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: they must describe the same instances")
+        raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: "
+                         "they must describe the same instances")
     if Y.nnz and not np.isin(Y.data, (0, 1)).all(): raise ValueError("Y must be binary (0/1)")
     return X, Y.astype(np.int8)
 
@@ -35,10 +37,11 @@ def _fit_one(est, X, y, cols):
     return clone(est).fit(X, y)
 
 def _score_one(m, X, cols):
-    "Score P(y=1|x) of one label's model (or constant); models without `predict_proba` give sigmoid(decision_function)."
+    "P(y=1|x) by one label's model (or constant); without `predict_proba`, sigmoid(decision_function)."
     if isinstance(m, int): return np.full(X.shape[0], float(m))
     if cols is not None: X = X[:, cols]
-    if not hasattr(m, "predict_proba"):  # e.g. RidgeClassifier, LinearSVC: a logistic squash keeps order and the 0.5 cut
+    # e.g. RidgeClassifier, LinearSVC: a logistic squash keeps order and the 0.5 cut
+    if not hasattr(m, "predict_proba"):
         z = m.decision_function(X)
         return expit(z if list(m.classes_).index(1) == 1 else -z)
     p = m.predict_proba(X)
@@ -48,7 +51,8 @@ def _score_one(m, X, cols):
 class BinaryRelevance(ClassifierMixin, BaseEstimator):
     "One binary classifier per label; `predict_proba` gives the N×C score matrix."
     def __init__(self,
-                 estimator=None, # scikit-learn classifier with predict_proba (default: DecisionTreeClassifier)
+                 # scikit-learn classifier with predict_proba (default: DecisionTreeClassifier)
+                 estimator=None,
                  n_jobs=None,    # labels trained in parallel through joblib
                 ):
         self.estimator, self.n_jobs = estimator, n_jobs
@@ -63,7 +67,8 @@ class BinaryRelevance(ClassifierMixin, BaseEstimator):
         est = self.estimator if self.estimator is not None else DecisionTreeClassifier(random_state=0)
         self.feature_sets_ = self._feature_sets(Y.shape[1])
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_one)(est, X, Y[:, j].toarray().ravel(), self.feature_sets_[j]) for j in range(Y.shape[1]))
+            delayed(_fit_one)(est, X, Y[:, j].toarray().ravel(), self.feature_sets_[j])
+            for j in range(Y.shape[1]))
         return self
 
     def predict_proba(self, X):
@@ -82,15 +87,17 @@ class BinaryRelevance(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/02_learners.ipynb #43fc1fac
 def _selected_sets(selector, C):
-    "One index array per label from a fitted selector: `selected_`, else `get_support(indices=True, label=j)`."
+    "One index array per label of a fitted selector: `selected_`, else `get_support(indices=True, label=j)`."
     if hasattr(selector, "selected_"): return list(selector.selected_)
     return [selector.get_support(indices=True, label=j) for j in range(C)]
 
 class LabelSpecificBR(BinaryRelevance):
     "Binary relevance where label j's classifier sees only its features: `feature_sets[j]` or the selector's."
     def __init__(self,
-                 estimator=None,    # scikit-learn classifier with predict_proba (default: DecisionTreeClassifier)
-                 feature_sets=None, # one index array per label (e.g. `FALS(...).selected_`); None = all features
+                 # scikit-learn classifier with predict_proba (default: DecisionTreeClassifier)
+                 estimator=None,
+                 # one index array per label (e.g. `FALS(...).selected_`); None = all features
+                 feature_sets=None,
                  n_jobs=None,       # labels trained in parallel through joblib
                  selector=None,     # a per-label selector (e.g. FALS(k=0.1)); a clone is fitted inside `fit`
                 ):
@@ -98,7 +105,7 @@ class LabelSpecificBR(BinaryRelevance):
         self.feature_sets, self.selector = feature_sets, selector
 
     def fit(self, X, Y):
-        "Fit a clone of `selector` on this (X, Y) if one is given, then one classifier per label on its features."
+        "Fit a clone of `selector` on (X, Y) if one is given, then one classifier per label on its features."
         if self.selector is not None:
             if self.feature_sets is not None:
                 raise ValueError("give feature_sets or selector, not both: the selector chooses the sets")
@@ -116,7 +123,8 @@ class LabelSpecificBR(BinaryRelevance):
             raise ValueError(f"feature_sets has {len(fs)} entries but Y has {C} labels: "
                              "give one index array per label")
         for j, f in enumerate(fs):
-            if f.size == 0: raise ValueError(f"feature_sets[{j}] is empty: every label needs at least one feature")
+            if f.size == 0:
+                raise ValueError(f"feature_sets[{j}] is empty: every label needs at least one feature")
             if f.min() < 0 or f.max() >= self.n_features_in_:
                 raise ValueError(f"feature_sets[{j}] has indices outside [0, {self.n_features_in_})")
         return fs

@@ -22,8 +22,9 @@ def _as_2d(A, name):  # A: array-like or scipy sparse; name: argument name for m
         A = A.tocsr()
         if A.ndim != 2: raise ValueError(f"{name} must be 2-D (N, C); got shape {A.shape}")
         return A
-    if isinstance(A, (list, tuple)) and len(A) and any(isinstance(a, (list, tuple, set, np.ndarray)) for a in A) \
-            and len({len(a) for a in A}) > 1:
+    if (isinstance(A, (list, tuple)) and len(A)
+            and any(isinstance(a, (list, tuple, set, np.ndarray)) for a in A)
+            and len({len(a) for a in A}) > 1):
         raise TypeError(f"{name} is a ragged list of lists; pass a (N, C) matrix "
                         "(a list of label lists is accepted only as ranked scores S of the @k measures)")
     A = np.asarray(A)
@@ -44,7 +45,8 @@ def _check_binary(A, name):  # A: ndarray or CSR from `_as_2d`
     if bad.any():
         ex = np.unique(v[bad])[:3]
         raise ValueError(f"{name} must be binary (0/1 entries); found values such as {ex.tolist()}. "
-                         f"Binarise it first, e.g. ({name} >= 0.5).astype(int), or use a ranking measure for scores.")
+                         f"Binarise it first, e.g. ({name} >= 0.5).astype(int), "
+                         "or use a ranking measure for scores.")
     return A
 
 def _check_scores(A, name):  # A: ndarray or CSR from `_as_2d`
@@ -52,15 +54,18 @@ def _check_scores(A, name):  # A: ndarray or CSR from `_as_2d`
     v = _values(A)
     if not (np.issubdtype(v.dtype, np.number) or v.dtype == bool):
         raise TypeError(f"{name} must hold numeric scores; got dtype {v.dtype}")
-    if np.issubdtype(v.dtype, np.floating) and np.isnan(v.sum(dtype=np.float64)) and np.isnan(v).any():  # sum: a cheap first test
-        if sp.issparse(A): row = int(np.searchsorted(A.indptr, np.flatnonzero(np.isnan(v))[0], side="right") - 1)
+    # sum: a cheap first test
+    if np.issubdtype(v.dtype, np.floating) and np.isnan(v.sum(dtype=np.float64)) and np.isnan(v).any():
+        if sp.issparse(A):
+            row = int(np.searchsorted(A.indptr, np.flatnonzero(np.isnan(v))[0], side="right") - 1)
         else: row = int(np.argwhere(np.isnan(v))[0, 0])
         raise ValueError(f"{name} contains NaN (first in row {row}); impute or drop those scores first")
     return A
 
 def _check_shapes(Y, P, ny="Y", np_="P", broadcast=True):  # broadcast: allow one side to have a single row
     "Raise unless `Y` and `P` are both (N, C) (or one of them (1, C) when `broadcast`); return N."
-    ok = Y.shape[1] == P.shape[1] and (Y.shape[0] == P.shape[0] or (broadcast and 1 in (Y.shape[0], P.shape[0])))
+    ok = Y.shape[1] == P.shape[1] and (Y.shape[0] == P.shape[0]
+                                       or (broadcast and 1 in (Y.shape[0], P.shape[0])))
     if not ok:
         hint = " (or one of them a single row, which is broadcast)" if broadcast else ""
         raise ValueError(f"shape mismatch: {ny} has shape {Y.shape} but {np_} has shape {P.shape}; "
@@ -222,7 +227,7 @@ def _dense_block(A, rows, n):  # A: (n, C) or (1, C); rows: slice
     return B.toarray() if sp.issparse(B) else np.asarray(B)
 
 def _score_groups(Yb, Sb):  # Yb: (b, C) 0/1 dense; Sb: (b, C) dense scores
-    "Per row, counts of relevant and of all labels in each group of equal score, groups in ascending score order."
+    "Per row, counts of relevant and of all labels in each group of equal score, in ascending score order."
     b, C = Sb.shape
     order = np.argsort(Sb, axis=1)  # any order within a group of equal scores will do
     s = np.take_along_axis(Sb, order, axis=1)
@@ -260,7 +265,8 @@ def _map_groups(Y, S, n, f):  # f(rel, tot, p) -> per-row values of one block
 
 def ranking_loss(Y, # (N, C) binary truth, dense or CSR
                  S, # (N, C) real scores or binary predictions, dense or CSR (either may be a single row)
-                 ties=0.5, # weight of a tied (relevant, irrelevant) pair: 0.5 PRAkEL, 1 scikit-learn, 0 strict
+                 # weight of a tied (relevant, irrelevant) pair: 0.5 PRAkEL, 1 scikit-learn, 0 strict
+                 ties=0.5,
                  average=True, # mean over instances, or the per-instance vector
                 ):
     "Fraction of (relevant, irrelevant) label pairs ranked in the wrong order; ties count `ties`."
@@ -296,7 +302,7 @@ def coverage(Y, # (N, C) binary truth, dense or CSR
              average=True, # mean over instances, or the per-instance vector
              normalize=False, # divide by C
             ):
-    "Steps down the ranking needed to cover all relevant labels (max rank − 1, ties pessimistic); 0 for empty rows."
+    "Steps in the ranking to cover all relevant labels (max rank − 1, ties pessimistic); 0 for empty rows."
     Y, S, n = _ranking_inputs(Y, S)
     C = Y.shape[1]
     def f(Yb, Sb):  # no sort needed: count the labels scored at least the lowest relevant score
@@ -375,7 +381,8 @@ def top_k(S, # (N, C) scores (dense, or CSR whose stored entries are the candida
     S = _check_scores(_as_2d(S, "S"), "S")
     k = _check_k(k, S.shape[1])
     if sp.issparse(S): return _topk_sparse(S, k)
-    if S.dtype == bool or np.issubdtype(S.dtype, np.unsignedinteger): S = S.astype(np.float64)  # we negate scores
+    # we negate scores
+    if S.dtype == bool or np.issubdtype(S.dtype, np.unsignedinteger): S = S.astype(np.float64)
     return np.concatenate([_topk_dense(S[rows], k) for rows in _row_blocks(S.shape[0], S.shape[1])]) \
         if S.shape[0] else np.zeros((0, k), dtype=np.int64)
 
@@ -390,8 +397,10 @@ def _at_k_inputs(Y, S, k, ranked):  # raw inputs of the @k measures
             raise TypeError("a ranking must be a list of label lists or a 2-D integer array of label indices")
         if R.shape[1] < k: R = np.hstack([R, np.full((R.shape[0], k - R.shape[1]), -1, dtype=R.dtype)])
         R = R[:, :k].astype(np.int64)
-        if ((R < -1) | (R >= C)).any(): raise ValueError(f"ranked label indices must lie in [0, C={C}) (−1 = empty)")
-        if R.shape[0] != N: raise ValueError(f"shape mismatch: Y has {N} rows but the ranking has {R.shape[0]}")
+        if ((R < -1) | (R >= C)).any():
+            raise ValueError(f"ranked label indices must lie in [0, C={C}) (−1 = empty)")
+        if R.shape[0] != N:
+            raise ValueError(f"shape mismatch: Y has {N} rows but the ranking has {R.shape[0]}")
     else:
         S = _check_scores(_as_2d(S, "S"), "S")
         _check_shapes(Y, S, "Y", "S", broadcast=False)
@@ -444,7 +453,8 @@ def _ps_at_k(Y, S, k, inv_ps, normalize, average, ranked, position_weights):  # 
     "Shared body of the propensity-scored measures at k."
     Y, R, k = _at_k_inputs(Y, S, k, ranked)
     q = np.asarray(inv_ps, dtype=float).ravel()
-    if q.size != Y.shape[1]: raise ValueError(f"inv_ps has {q.size} entries; it must have one per label (C={Y.shape[1]})")
+    if q.size != Y.shape[1]:
+        raise ValueError(f"inv_ps has {q.size} entries; it must have one per label (C={Y.shape[1]})")
     if not np.isfinite(q).all(): raise ValueError("inv_ps must be finite numbers (no NaN or inf)")
     d = position_weights(k)
     gain = (_hits(Y, R) * q[np.where(R >= 0, R, 0)]) @ d
@@ -502,11 +512,15 @@ def mcc(y, # (N,) binary truth (0/1 or bool); an (N, 1) column is accepted
     y, yhat = (np.asarray(a.toarray() if sp.issparse(a) else a) for a in (y, yhat))
     y, yhat = (a.ravel() if a.ndim == 2 and 1 in a.shape else a for a in (y, yhat))
     if y.ndim != 1 or yhat.ndim != 1 or y.shape != yhat.shape:
-        raise ValueError(f"shape mismatch: y has shape {y.shape} but yhat has shape {yhat.shape}; both must be (N,)")
-    _check_binary(y[None, :], "y"); _check_binary(yhat[None, :], "yhat")
+        raise ValueError(f"shape mismatch: y has shape {y.shape} but "
+                         f"yhat has shape {yhat.shape}; both must be (N,)")
+    _check_binary(y[None, :], "y")
+    _check_binary(yhat[None, :], "yhat")
     y, yhat = y.astype(bool), yhat.astype(bool)
-    tp = float(np.sum(y & yhat)); tn = float(np.sum(~y & ~yhat))
-    fp = float(np.sum(~y & yhat)); fn = float(np.sum(y & ~yhat))
+    tp = float(np.sum(y & yhat))
+    tn = float(np.sum(~y & ~yhat))
+    fp = float(np.sum(~y & yhat))
+    fn = float(np.sum(y & ~yhat))
     den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
     return float((tp * tn - fp * fn) / np.sqrt(den)) if den > 0 else 0.0
 

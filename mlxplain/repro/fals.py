@@ -85,20 +85,23 @@ _T4 = """id RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS FALS_GPU
 #9 162 23 8074 1968 197094 13521 13378 298 11928 91 10
 #10 185 11 1681 1448 68089 11384 84014 12800 5679 40 38"""
 
-PAPER_IDS = {"#1": "20ng", "#2": "corel5k", "#3": "HumanGO", "#4": "Ohsumed", "#5": "tmc2007-500", "#6": "Yelp",
-             "#7": "bibtex", "#8": "Bookmarks", "#9": "delicious", "#10": "imdb"}
+PAPER_IDS = {"#1": "20ng", "#2": "corel5k", "#3": "HumanGO", "#4": "Ohsumed", "#5": "tmc2007-500",
+             "#6": "Yelp", "#7": "bibtex", "#8": "Bookmarks", "#9": "delicious", "#10": "imdb"}
 METHOD_NAMES = {"BRDT": "brdt", "RF": "rf", "LASSO": "lasso", "LIFT": "lift", "FALS": "fals"}
 
 def paper_table3() -> pd.DataFrame:
     "Table 3 of the paper (all 11 methods, 10 data sets) as a tidy frame: metric, dataset, method, paper."
-    df = pd.read_csv(io.StringIO(_T3), sep=" ").melt(id_vars=["metric", "id"], var_name="method", value_name="paper")
-    df["dataset"] = df["id"].map(PAPER_IDS); df["method"] = df["method"].map(lambda m: METHOD_NAMES.get(m, m))
+    df = pd.read_csv(io.StringIO(_T3), sep=" ").melt(id_vars=["metric", "id"], var_name="method",
+                                                     value_name="paper")
+    df["dataset"] = df["id"].map(PAPER_IDS)
+    df["method"] = df["method"].map(lambda m: METHOD_NAMES.get(m, m))
     return df[["metric", "dataset", "method", "paper"]]
 
 def paper_table4() -> pd.DataFrame:
-    "Table 4 (dimensionality-reduction seconds on the paper's laptop) as a tidy frame: dataset, method, paper."
+    "Table 4 (dimension-reduction seconds on the paper's laptop) as a tidy frame: dataset, method, paper."
     df = pd.read_csv(io.StringIO(_T4), sep=" ").melt(id_vars=["id"], var_name="method", value_name="paper")
-    df["dataset"] = df["id"].map(PAPER_IDS); df["method"] = df["method"].map(lambda m: METHOD_NAMES.get(m, m))
+    df["dataset"] = df["id"].map(PAPER_IDS)
+    df["method"] = df["method"].map(lambda m: METHOD_NAMES.get(m, m))
     return df[["dataset", "method", "paper"]]
 
 # %% ../../nbs/10a_fals_experiments.ipynb #0b963b00
@@ -265,7 +268,7 @@ FIG9_LAYERS = (1, 2, 3, 4, 5)                       # linear layers (1: no hidde
 FIG9_ACTIVATIONS = {"ReLU": nn.ReLU, "Sigmoid": nn.Sigmoid}
 
 def mlp(D, C, layers, activation="ReLU"):  # D inputs, C labels, `layers` linear layers
-    "A perceptron returning logits whose hidden widths go geometrically from D to C (L=2: FALS's ⌈√(DC)⌉)."
+    "A perceptron returning logits, its hidden widths geometric from D to C (L=2: FALS's ⌈√(DC)⌉)."
     if layers < 1: raise ValueError(f"layers={layers!r}: must be >= 1")
     if activation not in FIG9_ACTIVATIONS:
         raise ValueError(f"activation={activation!r}: use one of {list(FIG9_ACTIVATIONS)}")
@@ -286,7 +289,7 @@ def _rows_tensor(X, start, stop, device):
 def autograd_scores(model,            # a network returning logits
                     X,                # (N, D) float32 ndarray or CSR
                     device="cpu", batch_size=512):
-    "Eq. 12 for any differentiable network: mean over instances of (∂σ(f_c)/∂x_d)², by Captum's Saliency."
+    "Eq. 12 for any differentiable net: mean over instances of (∂σ(f_c)/∂x_d)², by Captum's Saliency."
     from captum.attr import Saliency
     model.eval()
     prob = lambda x: torch.sigmoid(model(x))
@@ -401,7 +404,8 @@ microAUC Delicious 0.6146 0.6140 0.5960 0.8171
 microAUC Imdb - 0.5540 0.5442 0.6301"""
 _CV_NAMES = {"20NG": "20ng", "Corel5k": "corel5k", "Tmc2007_500": "tmc2007-500", "Bibtex": "bibtex",
              "Delicious": "delicious", "Imdb": "imdb"}
-CV_SETS = ("20ng", "corel5k", "tmc2007-500", "bibtex", "delicious", "imdb")   # the staged sets of Tables 5–9
+# the staged sets of Tables 5–9
+CV_SETS = ("20ng", "corel5k", "tmc2007-500", "bibtex", "delicious", "imdb")
 CV_FOLDS = 10
 CV_METRICS = ["HL", "OE", "RL", "AP", "microAUC"]
 
@@ -466,7 +470,9 @@ def wilcoxon_pairs(df,                         # tidy results: columns dataset, 
                    value="ours",               # the column with the scores
                    higher_better=("AP", "microAUC"),  # metrics where higher is better (the rest: lower)
                   ) -> pd.DataFrame:
-    "Fig. 7: two-sided Wilcoxon signed-rank test of every pair of methods per metric, paired over the data sets where both ran; `link` as in the paper ('thick' p ≥ 0.1, 'thin' 0.05 ≤ p < 0.1, 'none' p < 0.05)."
+    """Fig. 7: two-sided Wilcoxon signed-rank test of every pair of methods per metric,
+    paired over the data sets where both ran;
+    `link` as in the paper ('thick' p ≥ 0.1, 'thin' 0.05 ≤ p < 0.1, 'none' p < 0.05)."""
     from itertools import combinations
     from scipy.stats import wilcoxon
     methods = list(methods) if methods is not None else list(df["method"].unique())
@@ -476,11 +482,13 @@ def wilcoxon_pairs(df,                         # tidy results: columns dataset, 
         sign = -1 if metric in higher_better else 1      # on sign · value, lower is better
         for a, b in combinations([m for m in methods if m in w], 2):
             d = sign * (w[a] - w[b]).dropna()
-            p = float(wilcoxon(d).pvalue) if (d != 0).any() else 1.0   # identical everywhere: no evidence of a difference
+            # identical everywhere: no evidence of a difference
+            p = float(wilcoxon(d).pvalue) if (d != 0).any() else 1.0
             rows.append({"metric": metric, "a": a, "b": b, "n": len(d), "a_better": int((d < 0).sum()),
                          "b_better": int((d > 0).sum()), "p": p})
     out = pd.DataFrame(rows, columns=["metric", "a", "b", "n", "a_better", "b_better", "p"])
-    out["link"] = pd.cut(out["p"], [-np.inf, 0.05, 0.1, np.inf], right=False, labels=["none", "thin", "thick"]).astype(str)
+    out["link"] = pd.cut(out["p"], [-np.inf, 0.05, 0.1, np.inf], right=False,
+                         labels=["none", "thin", "thick"]).astype(str)
     return out
 
 # %% ../../nbs/10a_fals_experiments.ipynb #9c008322
