@@ -21,7 +21,7 @@ from napkinxc.models import PLT
 from .metrics import precision_at_k, ndcg_at_k, psdcg_at_k, inverse_propensity
 
 # %% auto #0
-__all__ = ['NOISE_KINDS', 'METRICS', 'EXPLAIN_METHODS', 'add_noise', 'make_adversarial_set', 'ExtendedPLT',
+__all__ = ['NOISE_KINDS', 'NOISE_BLOCK_ENTRIES', 'METRICS', 'EXPLAIN_METHODS', 'add_noise', 'make_adversarial_set', 'ExtendedPLT',
            'adversarial_evaluation', 'summarize_evaluation', 'relative_degradation', 'seed_evaluation',
            'summarize_seeds', 'attribution', 'explain', 'deletion_curve', 'deletion_auc', 'faithfulness',
            'worst_case_perturbation', 'attack_evaluation', 'plot_performance_metrics', 'plot_prediction_time',
@@ -106,7 +106,7 @@ def _check_sigma(sigma):
 
 # %% ../nbs/20_extended_plt.ipynb #a9eba1d3
 NOISE_KINDS = ("dense", "support")
-_BLOCK_ENTRIES = 1 << 21   # dense noise is drawn in row blocks of at most this many entries (8 MB of float32)
+NOISE_BLOCK_ENTRIES = 1 << 21  # dense noise is drawn in row blocks of at most this many entries (8 MB)
 
 def _rng(random_state):
     "A numpy Generator from an int, a SeedSequence, a Generator or None."
@@ -114,7 +114,7 @@ def _rng(random_state):
 
 def _block_rows(d, block_rows=None):  # d: columns; block_rows: None (8 MB blocks) or a positive int
     "Rows per dense-noise block."
-    if block_rows is None: return max(1, _BLOCK_ENTRIES // max(d, 1))
+    if block_rows is None: return max(1, NOISE_BLOCK_ENTRIES // max(d, 1))
     if isinstance(block_rows, bool) or not isinstance(block_rows, numbers.Integral) or block_rows < 1:
         raise ValueError(f"block_rows={block_rows!r}: must be None or an integer >= 1.")
     return int(block_rows)
