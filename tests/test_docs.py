@@ -157,7 +157,17 @@ def test_index_links_every_chapter(doms):
     assert not missing, f"the index text does not link {missing} (links: {sorted(linked)})"
 
 
-@pytest.mark.parametrize("page", sorted(set(PAPER_CHAPTERS.values())))
+# each chapter's reproduced figures are on its experiments page (`10a_fals_experiments.ipynb` → `fals_experiments.html`)
+EXPERIMENT_PAGES = sorted(page.replace(".html", "_experiments.html") for page in PAPER_CHAPTERS.values())
+
+
+def test_index_links_every_experiments_page(doms):
+    index = doms["index.html"]
+    linked = {urlsplit(url).path for tag, url, in_nav, _ in index.urls if tag == "a" and not in_nav}
+    assert set(EXPERIMENT_PAGES) <= linked, sorted(set(EXPERIMENT_PAGES) - linked)
+
+
+@pytest.mark.parametrize("page", EXPERIMENT_PAGES)
 def test_chapter_shows_figures(doms, preview, page):
     assert page in doms, f"{page} was not built"
     imgs = [url for tag, url, _, _ in doms[page].urls if tag == "img"]
