@@ -18,7 +18,8 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['META_FORMAT', 'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules',
-           'auto_version', 'timer', 'results_dir', 'write_meta', 'read_meta']
+           'auto_version', 'timer', 'results_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets',
+           'check_seeds']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -558,3 +559,35 @@ def read_meta(out_dir) -> dict:
     if meta.get("format") != META_FORMAT:
         raise ValueError(f"{p} has format {meta.get('format')!r}, not {META_FORMAT!r}: not from write_meta")
     return meta
+
+# %% ../nbs/03_experiments.ipynb #a59c0138
+def check_parts(parts, valid, default) -> tuple:  # None or names; valid: PARTS; default: DEFAULT_PARTS
+    "The parts to run (default: `default`); a ValueError listing `valid` for an unknown one."
+    if parts is None: return tuple(default)
+    parts = (parts,) if isinstance(parts, str) else tuple(parts)
+    bad = [p for p in parts if p not in valid]
+    if bad or not parts:
+        what = bad or "none given"
+        raise ValueError(f"parts={list(parts)!r}: unknown {what}; choose from {', '.join(valid)}")
+    return tuple(dict.fromkeys(parts))
+
+def check_datasets(datasets, valid):  # datasets: None, a name or names; valid: the chapter's DATASETS
+    "None, or the names as a tuple; a ValueError naming the valid ones for a name that is not registered."
+    from mlxplain.data import registry
+    if datasets is None: return None
+    datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
+    known = set(valid) | set(registry()["name"])
+    bad = [d for d in datasets if d not in known]
+    if bad or not datasets:
+        what = bad or "none given"
+        raise ValueError(f"datasets={list(datasets)!r}: unknown {what}; the chapter's data sets are "
+                         f"{', '.join(valid)} (any name of mlxplain.data.registry() also works)")
+    return tuple(dict.fromkeys(datasets))
+
+def check_seeds(seeds, default) -> tuple:  # seeds: None, an int or ints; default: the seeds to use for None
+    "The seeds (default: `default`) as a tuple of ints >= 0."
+    from mlxplain.checks import check_int
+    if seeds is None: return tuple(default)
+    seeds = tuple(check_int("seeds", s, 0) for s in ((seeds,) if isinstance(seeds, int) else seeds))
+    if not seeds: raise ValueError("seeds=(): give at least one seed")
+    return seeds

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from ..checks import check_X, check_Y, check_int
 from ..data import load, load_split, registry, train_test_split
 from ..experiments import atomic_write_csv, read_meta, results_dir, run_grid, write_meta
+from ..experiments import check_parts, check_datasets, check_seeds
 from ..metrics import precision_at_k
 from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, add_noise,
                                    adversarial_evaluation, attack_evaluation, explain, faithfulness,
@@ -284,36 +285,6 @@ BENCH_FILES = {"augment_memory.csv": "python benchmarks/bench_extended_plt.py --
                "bench.csv": "python benchmarks/bench_extended_plt.py"}
 SWEEP_PROTOCOL = dict(max_train=1000, max_test=500, n_repeats=3)   # rows kept per set, test-noise draws per σ
 
-# %% ../../nbs/20a_extended_plt_experiments.ipynb #7295d687
-def _check_parts(parts) -> tuple:
-    "The parts to run (default: DEFAULT_PARTS); a ValueError listing PARTS for an unknown one."
-    if parts is None: return tuple(DEFAULT_PARTS)
-    parts = (parts,) if isinstance(parts, str) else tuple(parts)
-    bad = [p for p in parts if p not in PARTS]
-    if bad or not parts:
-        what = bad or "none given"
-        raise ValueError(f"parts={list(parts)!r}: unknown {what}; choose from {', '.join(PARTS)}")
-    return tuple(dict.fromkeys(parts))
-
-def _check_datasets(datasets):
-    "None, or the names as a tuple; a ValueError naming the valid ones for a name that is not registered."
-    if datasets is None: return None
-    datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
-    known = set(DATASETS) | set(registry()["name"])
-    bad = [d for d in datasets if d not in known]
-    if bad or not datasets:
-        what = bad or "none given"
-        raise ValueError(f"datasets={list(datasets)!r}: unknown {what}; the chapter's data sets "
-                         f"are {', '.join(DATASETS)} (any name of mlxplain.data.registry() also works)")
-    return tuple(dict.fromkeys(datasets))
-
-def _check_seeds(seeds, quick) -> tuple:
-    "The seeds (default: SEEDS, its first QUICK_SEEDS when quick) as a tuple of ints >= 0."
-    if seeds is None: return SEEDS[:QUICK_SEEDS] if quick else SEEDS
-    seeds = tuple(check_int("seeds", s, 0) for s in ((seeds,) if isinstance(seeds, int) else seeds))
-    if not seeds: raise ValueError("seeds=(): give at least one seed")
-    return seeds
-
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #27c222fe
 def _grid(part, sets, seeds, quick, data_home) -> tuple:
     "(cell function, grid) of a part: module-level functions and plain parameters, for dask workers."
@@ -391,8 +362,9 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
               scheduler=None,  # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
              ) -> dict:        # part name -> the tidy DataFrame written for it
     "The chapter's experiments: each part's grid through `run_grid`, its tidy CSVs and one meta.json."
-    parts, datasets = _check_parts(parts), _check_datasets(datasets)
-    seeds = _check_seeds(seeds, quick)
+    parts = check_parts(parts, PARTS, DEFAULT_PARTS)
+    datasets = check_datasets(datasets, DATASETS)
+    seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     out_dir = Path(out_dir) if out_dir is not None else results_dir("extended_plt")
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
     sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}

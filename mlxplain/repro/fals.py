@@ -19,6 +19,7 @@ from ..checks import check_X, check_Y, check_k, check_int
 from ..data import load, load_split, train_test_split, kfold, registry
 from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
+from ..experiments import check_parts, check_datasets, check_seeds
 from .. import metrics as M
 
 # %% auto #0
@@ -509,36 +510,6 @@ PART_FILES = {"table3": ("table3.csv",), "variants": ("fig3_variants.csv", "fig4
               "ksweep": ("fig8_k.csv",), "hidden": ("fig9_hidden.csv",), "arch": ("fig9_arch.csv",),
               "leaf": ("tree_leaf_sensitivity.csv",), "cv": ("cv_folds.csv",)}
 
-# %% ../../nbs/10a_fals_experiments.ipynb #0737ffaa
-def _check_parts(parts) -> tuple:
-    "The parts to run (default: DEFAULT_PARTS); a ValueError listing PARTS for an unknown one."
-    if parts is None: return tuple(DEFAULT_PARTS)
-    parts = (parts,) if isinstance(parts, str) else tuple(parts)
-    bad = [p for p in parts if p not in PARTS]
-    if bad or not parts:
-        what = bad or "none given"
-        raise ValueError(f"parts={list(parts)!r}: unknown {what}; choose from {', '.join(PARTS)}")
-    return tuple(dict.fromkeys(parts))
-
-def _check_datasets(datasets):
-    "None, or the names as a tuple; a ValueError naming the valid ones for a name that is not registered."
-    if datasets is None: return None
-    datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
-    known = set(DATASETS) | set(registry()["name"])
-    bad = [d for d in datasets if d not in known]
-    if bad or not datasets:
-        what = bad or "none given"
-        raise ValueError(f"datasets={list(datasets)!r}: unknown {what}; the chapter's data sets are "
-                         f"{', '.join(DATASETS)} (any name of mlxplain.data.registry() also works)")
-    return tuple(dict.fromkeys(datasets))
-
-def _check_seeds(seeds, quick) -> tuple:
-    "The seeds (default: SEEDS, its first QUICK_SEEDS when quick) as a tuple of ints >= 0."
-    if seeds is None: return SEEDS[:QUICK_SEEDS] if quick else SEEDS
-    seeds = tuple(check_int("seeds", s, 0) for s in ((seeds,) if isinstance(seeds, int) else seeds))
-    if not seeds: raise ValueError("seeds=(): give at least one seed")
-    return seeds
-
 # %% ../../nbs/10a_fals_experiments.ipynb #b3dd3ce5
 def _frame_cell(protocol, dataset, seed, data_home=None) -> list:
     "A grid cell running `protocol(dataset, seed=…, data_home=…)` (a frame), as records."
@@ -602,8 +573,9 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
               scheduler=None,  # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
              ) -> dict:        # part name -> the tidy DataFrame written for it (+ 'variants_similarity')
     "Section 4 of the paper: each part's grid through `run_grid`, its tidy CSV and one meta.json in out_dir."
-    parts, datasets = _check_parts(parts), _check_datasets(datasets)
-    seeds = _check_seeds(seeds, quick)
+    parts = check_parts(parts, PARTS, DEFAULT_PARTS)
+    datasets = check_datasets(datasets, DATASETS)
+    seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     out_dir = Path(out_dir) if out_dir is not None else results_dir("fals")
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
     sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}
