@@ -324,13 +324,17 @@ def _imports(stmts: list, name: str, is_pkg: bool) -> set[str]:  # stmts: [(leve
     return out
 
 # %% ../nbs/03_experiments.ipynb #3a1f0c25
-_SKIP_TOKENS = (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)
+_DOC_HOLDERS = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 def _normalised(src: str) -> str:
-    "A digest of the tokens of `src` without comments and blank lines: what the code says, not its layout."
-    toks = tokenize.generate_tokens(io.StringIO(src).readline)
-    text = "\x00".join(t.string for t in toks if t.type not in _SKIP_TOKENS)
-    return hashlib.sha256(text.encode()).hexdigest()
+    "A digest of the syntax tree of `src` without docstrings: what the code does, not its layout or comments."
+    tree = ast.parse(src)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None) if isinstance(node, _DOC_HOLDERS) else None
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
 
 _FACTS = {}   # sha256 of a file's bytes -> (normalised digest, import statements)
 
