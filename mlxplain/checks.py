@@ -125,7 +125,7 @@ def _numeric_dtype(dt, name):
             "m": "convert durations to numbers first"}.get(dt.kind, "")
     raise ValueError(f"{name} has dtype {dt}: features must be real numbers" + (f"; {hint}" if hint else ""))
 
-# %% ../nbs/02a_checks.ipynb #a2c0e024
+# %% ../nbs/02a_checks.ipynb #79ffc56c
 def check_X(X,                  # (n_samples, n_features): array-like of numbers or a scipy sparse matrix
             *, name="X",        # the parameter's name in messages
             accept_sparse=True, # False: a sparse X is an error (the estimator needs a dense array)
@@ -135,8 +135,8 @@ def check_X(X,                  # (n_samples, n_features): array-like of numbers
             dtype=np.float64,   # float type of the result (np.float32 for torch and napkinXC)
            ):
     "A validated 2-D float ndarray or CSR matrix of `dtype`; else a ValueError naming `name` and the fix."
-    if X is None: raise ValueError(f"{name} is None: pass a 2-D array or sparse matrix (n_samples, n_features)"
-                                   )
+    if X is None:
+        raise ValueError(f"{name} is None: pass a 2-D array or sparse matrix (n_samples, n_features)")
     if sp.issparse(X):
         if not accept_sparse:
             raise ValueError(f"{name} is a sparse {X.format.upper()} matrix but a dense array is needed: "
@@ -166,6 +166,7 @@ def check_X(X,                  # (n_samples, n_features): array-like of numbers
     _check_shape(A.shape, name, min_samples, min_features, n_features)
     return A
 
+# %% ../nbs/02a_checks.ipynb #1674c0ec
 def _check_shape(shape, name, min_samples, min_features, n_features):
     n, d = shape
     if n < min_samples: raise ValueError(f"{name} has {n} samples (rows); at least {min_samples} required")

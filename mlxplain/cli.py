@@ -12,7 +12,7 @@ import pandas as pd
 # %% auto #0
 __all__ = ['CHAPTERS', 'chapter_module', 'reproduction_module', 'foundation_demo', 'run_demo', 'main']
 
-# %% ../nbs/05_cli.ipynb #cc74bd57
+# %% ../nbs/05_cli.ipynb #7b1dad6e
 CHAPTERS = {"fals": "mlxplain.fals", "extended_plt": "mlxplain.extended_plt",
             "prakel": "mlxplain.prakel", "alternatives": "mlxplain.alternatives"}
 
@@ -34,6 +34,7 @@ def reproduction_module(name):
         raise ValueError(f"unknown chapter '{name}': choose one of {', '.join(CHAPTERS)}")
     return importlib.import_module(f"mlxplain.repro.{name}")
 
+# %% ../nbs/05_cli.ipynb #59275200
 def foundation_demo(out_dir: Path) -> dict:
     "Binary relevance with decision trees on planted label-specific data, scored with the book's metrics."
     from mlxplain.data import make_label_specific, train_test_split
@@ -134,7 +135,7 @@ def _parser():
                         "an address (tcp://host:8786) uses a running cluster and all its workers")
     return p
 
-# %% ../nbs/05_cli.ipynb #5800ecfc
+# %% ../nbs/05_cli.ipynb #c70fd958
 def _reproduce(args) -> int:
     "`mlxplain reproduce`: the chapter's `reproduce(out, parts=…, …)`; one line for a missing data set."
     from mlxplain.data import DownloadError
@@ -157,6 +158,7 @@ def _reproduce(args) -> int:
         print(f"\n== {part}: {len(df)} rows\n{df.head(10).to_string()}")
     return 0
 
+# %% ../nbs/05_cli.ipynb #80d293ea
 def main(argv=None) -> int:
     "Entry point of the `mlxplain` command."
     args = _parser().parse_args(argv)

@@ -200,7 +200,7 @@ def _scheduler(scheduler, n_par):
         stack.enter_context(parallel_config(backend="dask", client=client))
         yield -1, threads
 
-# %% ../nbs/03_experiments.ipynb #99a8acd6
+# %% ../nbs/03_experiments.ipynb #49dcc2ed
 def run_grid(func,            # called as func(**params); returns a dict or a list of dicts (result records)
              grid,            # dict of lists (expanded to their product) or list of parameter dicts
              cache=None,      # CSV path: finished cells are read from it and skipped; results are added to it
@@ -244,6 +244,7 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     df.attrs["version"] = version
     return df
 
+# %% ../nbs/03_experiments.ipynb #c1b684b5
 def _parallel(n_jobs) -> Parallel:
     "A joblib Parallel that yields results as they finish (in order on joblib < 1.4, which lacks that)."
     try: return Parallel(n_jobs=n_jobs, return_as="generator_unordered")
@@ -279,7 +280,7 @@ def code_version(*objs) -> str:
     for o in objs: h.update(_exported_source(o).encode())
     return h.hexdigest()[:12]
 
-# %% ../nbs/03_experiments.ipynb #3a1f0c22
+# %% ../nbs/03_experiments.ipynb #d3177c49
 _THIRD_PARTY = {Path(p).resolve() for k, p in sysconfig.get_paths().items()
                 if k in ("stdlib", "platstdlib", "purelib", "platlib")}
 
@@ -310,6 +311,7 @@ def _module_file(name: str) -> str | None:
     p = Path(f).resolve()
     return None if top != "mlxplain" and _third_party(str(p)) else str(p)
 
+# %% ../nbs/03_experiments.ipynb #64e5598b
 def _imports(stmts: list, name: str, is_pkg: bool) -> set[str]:  # stmts: [(level, module, names)]
     "Modules that the import statements `stmts` of module `name` may load, relative imports resolved."
     pkg = (name if is_pkg else name.rpartition(".")[0]).split(".")

@@ -85,12 +85,13 @@ class BinaryRelevance(ClassifierMixin, BaseEstimator):
         "Binary N×C predictions: score ≥ threshold."
         return (self.predict_proba(X) >= threshold).astype(np.int8)
 
-# %% ../nbs/02_learners.ipynb #43fc1fac
+# %% ../nbs/02_learners.ipynb #417a2de4
 def _selected_sets(selector, C):
     "One index array per label of a fitted selector: `selected_`, else `get_support(indices=True, label=j)`."
     if hasattr(selector, "selected_"): return list(selector.selected_)
     return [selector.get_support(indices=True, label=j) for j in range(C)]
 
+# %% ../nbs/02_learners.ipynb #fc34bde7
 class LabelSpecificBR(BinaryRelevance):
     "Binary relevance where label j's classifier sees only its features: `feature_sets[j]` or the selector's."
     def __init__(self,

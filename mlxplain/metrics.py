@@ -15,7 +15,7 @@ __all__ = ['LOSSES', 'hamming_loss', 'subset_zero_one_loss', 'example_f1', 'f1_l
            'one_error', 'coverage', 'average_precision', 'top_k', 'precision_at_k', 'ndcg_at_k', 'psdcg_at_k',
            'psprecision_at_k', 'inverse_propensity', 'mcc', 'composite_loss']
 
-# %% ../nbs/01_metrics.ipynb #d29eaf8e
+# %% ../nbs/01_metrics.ipynb #9ead938b
 def _as_2d(A, name):  # A: array-like or scipy sparse; name: argument name for messages
     "`A` as a 2-D ndarray or CSR matrix; a 1-D vector becomes a single row."
     if sp.issparse(A):
@@ -37,6 +37,7 @@ def _values(A):  # ndarray or CSR
     "The stored values of `A` (all entries for dense, `data` for sparse)."
     return A.data if sp.issparse(A) else A
 
+# %% ../nbs/01_metrics.ipynb #10b8d4b0
 def _check_binary(A, name):  # A: ndarray or CSR from `_as_2d`
     "Raise unless every entry of `A` is 0 or 1; return `A`."
     v = _values(A)
@@ -62,6 +63,7 @@ def _check_scores(A, name):  # A: ndarray or CSR from `_as_2d`
         raise ValueError(f"{name} contains NaN (first in row {row}); impute or drop those scores first")
     return A
 
+# %% ../nbs/01_metrics.ipynb #d7483b86
 def _check_shapes(Y, P, ny="Y", np_="P", broadcast=True):  # broadcast: allow one side to have a single row
     "Raise unless `Y` and `P` are both (N, C) (or one of them (1, C) when `broadcast`); return N."
     ok = Y.shape[1] == P.shape[1] and (Y.shape[0] == P.shape[0]
@@ -129,7 +131,7 @@ def _safe_div(num, den, empty):  # empty: value where den == 0
     np.divide(num, den, out=out, where=den != 0)
     return out
 
-# %% ../nbs/01_metrics.ipynb #c9c58784
+# %% ../nbs/01_metrics.ipynb #67819ac6
 def _normalised_weights(weights, C, normalize):  # weights: (C,) or (N, C) non-negative
     "Validated, optionally row-normalised label weights."
     w = np.asarray(weights, dtype=float)
@@ -165,6 +167,7 @@ def hamming_loss(Y, # (N, C) binary truth, dense or CSR (a 1-D vector is one ins
     Pd = P.toarray() if sp.issparse(P) else P
     return _finish(((Yd != Pd) * w).sum(axis=1), average)
 
+# %% ../nbs/01_metrics.ipynb #bd83eb76
 def subset_zero_one_loss(Y, # (N, C) binary truth, dense or CSR
                          P, # (N, C) binary prediction (either may be a single row)
                          average=True, # mean over instances, or the per-instance vector
@@ -210,7 +213,7 @@ def macro_f1(Y, # (N, C) binary truth, dense or CSR
     Y, P, n = _binary_pair(Y, P, broadcast=False)
     return _finish(_safe_div(2 * _coldot(Y, P), _colsum(Y) + _colsum(P), zero_division), average)
 
-# %% ../nbs/01_metrics.ipynb #f9cc835d
+# %% ../nbs/01_metrics.ipynb #9263206b
 _BLOCK = 1 << 22  # entries per dense row block (~32 MB of float64): bounds memory for sparse or huge inputs
 
 def _row_blocks(n, C):  # n rows of C entries
@@ -240,6 +243,7 @@ def _score_groups(Yb, Sb):  # Yb: (b, C) 0/1 dense; Sb: (b, C) dense scores
     tot = np.bincount(flat.ravel(), minlength=b * C).reshape(b, C).astype(float)
     return rel, tot
 
+# %% ../nbs/01_metrics.ipynb #1f73188c
 def _ranking_inputs(Y, S):  # raw inputs
     "Validated (Y, S, n) for the ranking measures."
     Y = _check_binary(_as_2d(Y, "Y"), "Y")
@@ -263,6 +267,7 @@ def _map_groups(Y, S, n, f):  # f(rel, tot, p) -> per-row values of one block
         return f(rel, tot, rel.sum(axis=1))
     return _map_blocks(Y, S, n, g)
 
+# %% ../nbs/01_metrics.ipynb #0f30f050
 def ranking_loss(Y, # (N, C) binary truth, dense or CSR
                  S, # (N, C) real scores or binary predictions, dense or CSR (either may be a single row)
                  # weight of a tied (relevant, irrelevant) pair: 0.5 PRAkEL, 1 scikit-learn, 0 strict
@@ -285,6 +290,7 @@ def ranking_loss(Y, # (N, C) binary truth, dense or CSR
         return _safe_div(wrong, p * q, 0.0)
     return _finish(_map_groups(Y, S, n, f), average)
 
+# %% ../nbs/01_metrics.ipynb #674cec84
 def one_error(Y, # (N, C) binary truth, dense or CSR
               S, # (N, C) scores, dense or CSR (either may be a single row)
               average=True, # mean over instances, or the per-instance vector
@@ -312,6 +318,7 @@ def coverage(Y, # (N, C) binary truth, dense or CSR
     v = _map_blocks(Y, S, n, f)
     return _finish(v / C if normalize else v, average)
 
+# %% ../nbs/01_metrics.ipynb #677acb45
 def average_precision(Y, # (N, C) binary truth, dense or CSR
                       S, # (N, C) scores, dense or CSR (either may be a single row)
                       average=True, # mean over instances, or the per-instance vector
@@ -328,7 +335,7 @@ def average_precision(Y, # (N, C) binary truth, dense or CSR
         return _safe_div((rel * prec).sum(axis=1), p, zero_division)
     return _finish(_map_groups(Y, S, n, f), average)
 
-# %% ../nbs/01_metrics.ipynb #58db14a2
+# %% ../nbs/01_metrics.ipynb #63ae1e79
 def _topk_exact(S, k):  # S: (b, C) dense scores; k < C
     "Top-k by threshold: every score above the k-th highest plus the first (smallest-index) tied ones."
     b, C = S.shape
@@ -352,6 +359,7 @@ def _topk_dense(S, k):  # S: (b, C) dense scores; k <= C
     vals = np.take_along_axis(S, cols, axis=1)
     return np.take_along_axis(cols, np.argsort(-vals, axis=1, kind="stable"), axis=1)
 
+# %% ../nbs/01_metrics.ipynb #4485226f
 def _topk_sparse(S, k):  # S: (N, C) CSR; stored entries are the candidates
     "Indices of the k highest stored scores per row, best first (−1 pads rows with fewer candidates)."
     S = S.tocsr()
@@ -386,6 +394,7 @@ def top_k(S, # (N, C) scores (dense, or CSR whose stored entries are the candida
     return np.concatenate([_topk_dense(S[rows], k) for rows in _row_blocks(S.shape[0], S.shape[1])]) \
         if S.shape[0] else np.zeros((0, k), dtype=np.int64)
 
+# %% ../nbs/01_metrics.ipynb #9582cd40
 def _at_k_inputs(Y, S, k, ranked):  # raw inputs of the @k measures
     "Validated (Y, ranking (N, k) int array with −1 for empty slots, k)."
     Y = _check_binary(_as_2d(Y, "Y"), "Y")
@@ -421,6 +430,7 @@ def _hits(Y, R):  # Y: (N, C) binary; R: (N, k) label indices, −1 = empty
     pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
     return valid & (keys[pos] == q) if keys.size else np.zeros(R.shape, bool)
 
+# %% ../nbs/01_metrics.ipynb #97fb8000
 def _discounts(k):  # cut-off
     "DCG discounts 1/log2(r+1), r = 1..k."
     return 1.0 / np.log2(np.arange(2, k + 2))
@@ -449,6 +459,7 @@ def ndcg_at_k(Y, # (N, C) binary truth, dense or CSR
     ideal = np.concatenate([[0.0], np.cumsum(d)])[p]
     return _finish(_safe_div(dcg, ideal, 0.0), average)
 
+# %% ../nbs/01_metrics.ipynb #08157688
 def _ps_at_k(Y, S, k, inv_ps, normalize, average, ranked, position_weights):  # position_weights(k) -> (k,)
     "Shared body of the propensity-scored measures at k."
     Y, R, k = _at_k_inputs(Y, S, k, ranked)
@@ -467,6 +478,7 @@ def _ps_at_k(Y, S, k, inv_ps, normalize, average, ranked, position_weights):  # 
     norm = best.mean() if best.size else 0.0
     return _finish(_safe_div(gain, norm, 0.0), average)
 
+# %% ../nbs/01_metrics.ipynb #c5b9c335
 def psdcg_at_k(Y, # (N, C) binary truth, dense or CSR
                S, # (N, C) scores (dense, or CSR of candidates), or a ranking
                k, # cut-off, 1 <= k <= C
