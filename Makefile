@@ -30,7 +30,9 @@ $(STAMP): settings.ini setup.py
 demo: env
 	$(BIN)/mlxplain demo --out demo_output
 
-test: env test-export test-nbs test-py
+# the export check first; then the notebooks and pytest side by side (each mostly one core: two cores halve the wait)
+test: env test-export
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-nbs test-py
 
 # the library must be exactly what the notebooks export
 test-export: env

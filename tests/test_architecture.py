@@ -4,7 +4,8 @@
   method or reproduction module (the CLI and the top level reach chapters by name, at run time);
 - method modules import only the foundation (and other method modules);
 - no import circle among the package's modules;
-- no module imports another module's private (`_name`) object.
+- no module imports another module's private (`_name`) object, or reaches into one: a private attribute
+  (`obj._name`) used on something other than `self`/`cls` must be defined in the module that uses it.
 
 Every import statement counts, also those inside functions. `KNOWN` lists the violations that the layout
 still has, each with the module pair; the test fails on any violation not listed *and* on a listed one that
@@ -60,8 +61,31 @@ def layer(mod):
     return "foundation" if top in FOUNDATION else "method" if top in METHODS else "reproduction"
 
 
+def _private(attr):
+    return attr.startswith("_") and not attr.startswith("__")
+
+
+def private_attributes(tree):
+    "(private names the module defines, private attributes it reads from objects other than self/cls)."
+    defined, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
+            defined.add(node.name)
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            if isinstance(node.ctx, ast.Store):
+                defined.add(node.attr)   # obj._x = ...: the module owns the attribute
+            elif not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                used.add(node.attr)
+    return defined, used
+
+
 def violations(mods):
     graph, found = {m: set() for m in mods}, set()
+    for name, tree in mods.items():
+        defined, used = private_attributes(tree)
+        for attr in sorted(used - defined):
+            if any(attr in private_attributes(t)[0] for m, t in mods.items() if m != name):
+                found.add(("private attribute", name, attr))
     for name, tree in mods.items():
         for mod, obj in imports(name, tree):
             if mod in mods and obj in mods:  # `from mlxplain import fals`: the object is a module
@@ -108,7 +132,7 @@ def test_layers_and_no_private_imports():
     assert KNOWN - found == set(), f"fixed, remove from KNOWN: {sorted(KNOWN - found)}"
 
 
-@pytest.mark.parametrize("case", ["circle", "method->repro", "private"])
+@pytest.mark.parametrize("case", ["circle", "method->repro", "private", "private attribute"])
 def test_checker_catches_each_kind(case):
     "The checker itself: a made-up package with one violation of each kind is caught."
     src = {"data": "", "fals": "from .data import load\n", "fals_experiments": "from .fals import FALS\n"}
@@ -117,10 +141,14 @@ def test_checker_catches_each_kind(case):
         src["metrics"] = "from .data import g\n"
     elif case == "method->repro":
         src["fals"] += "def reproduce():\n    from mlxplain.fals_experiments import run\n"
-    else:
+    elif case == "private":
         src["fals_experiments"] += "from .fals import _train\n"
+    else:
+        src["fals"] += "class FALS:\n    def _train(self): self._w = 1\n"
+        src["fals_experiments"] += "def run(m): return m._train()\n"
     kinds = {v[0] for v in violations({k: ast.parse(v) for k, v in src.items()})}
-    want = {"circle": "circle", "method->repro": "method imports reproduction", "private": "private import"}[case]
+    want = {"circle": "circle", "method->repro": "method imports reproduction", "private": "private import",
+            "private attribute": "private attribute"}[case]
     assert want in kinds, kinds
 
 
