@@ -114,3 +114,19 @@ def test_choice_and_random_state():
     with pytest.raises(ValueError, match=r"method='gw': method must be one of 'GW', 'SW'"):
         check_choice("method", "gw", ("GW", "SW"))
     assert check_random_state(3).randint(100) == np.random.RandomState(3).randint(100)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 4), st.integers(0, 4), st.booleans())
+def test_check_X_shape_limits(n, d, sparse):
+    "Too few rows or columns, or a column count other than the one seen in fit, is an error naming X."
+    X = np.ones((n, d))
+    X = sp.csr_matrix(X) if sparse else X
+    if n >= 2 and d >= 1:
+        assert check_X(X, min_samples=2).shape == (n, d)
+    else:
+        with pytest.raises(ValueError, match=r"X has \d+ (samples|features)"):
+            check_X(X, min_samples=2)
+    if n >= 1 and d >= 1:
+        with pytest.raises(ValueError, match=f"X has {d} features but {d + 1} are expected"):
+            check_X(X, n_features=d + 1)
