@@ -18,10 +18,12 @@ With --memory: peak memory and CPU time of building the dense adversarial set (e
 (make_adversarial_set) against the one-piece construction it replaced (a dense (m, d) array, then CSR,
 then stacking), each in a fresh subprocess reporting resource.getrusage(...).ru_maxrss (untimed), on
 bibtex and a delicious subsample; writes nbs/results/extended_plt/augment_memory.csv.
+With --memory-imdb: the same on the full imdb (120,919 x 1001), plus a child that only trains the normal
+model (the baseline: sparse training data plus the model); writes augment_memory_imdb.csv. One run each.
 
 Uses $MLXPLAIN_DATA (../shared/data) when set, otherwise generator data of the same shapes.
 Writes the rows to nbs/results/extended_plt/bench.csv (read by the chapter) unless --out is given.
-Run: .venv/bin/python benchmarks/bench_extended_plt.py [--out PATH] [--memory]
+Run: .venv/bin/python benchmarks/bench_extended_plt.py [--out PATH] [--memory | --memory-imdb]
 """
 import argparse
 import json
@@ -173,9 +175,75 @@ def memory(sets=("bibtex", "delicious"), out=None):
     return df
 
 
+_IMDB_CHILD = """
+import hashlib, json, os, resource, sys, time
+import numpy as np
+import scipy.sparse as sp
+sys.path.insert(0, sys.argv[3])
+import bench_extended_plt as b
+X, Y = sp.load_npz(sys.argv[1] + "_X.npz").tocsr(), sp.load_npz(sys.argv[1] + "_Y.npz").tocsr()
+b._check_X(X); b._check_Y(Y, X.shape[0])                         # warm the code paths on the loaded data
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t, c = time.perf_counter(), time.process_time()
+if sys.argv[2] == "blocks": Xa, Ya, _ = b.make_adversarial_set(X, Y, 0.05, 1.0, "dense", 0)
+elif sys.argv[2] == "one": Xa, Ya, _ = b._one_piece_adversarial_set(X, Y, 0.05, 0)
+else: m = b.ExtendedPLT(seed=0, threads=1).fit(X, Y)
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+nbytes = lambda M: M.data.nbytes + M.indices.nbytes + M.indptr.nbytes
+out = dict(rss_before_mb=before / 1024, rss_peak_mb=after / 1024, wall_s=wall, cpu_s=cpu)
+if sys.argv[2] == "train":
+    d = m.model_dir_
+    out["model_mb"] = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)) / 2**20
+else:
+    h = hashlib.blake2b()
+    for a in (Xa.data, Xa.indices, Xa.indptr): h.update(memoryview(np.ascontiguousarray(a)))
+    out.update(x_aug_mb=nbytes(Xa) / 2**20, y_aug_mb=nbytes(Ya) / 2**20, nnz_aug=int(Xa.nnz), digest=h.hexdigest())
+print(json.dumps(out))
+"""
+
+
+def memory_imdb(out=None):
+    "Full imdb: peak RSS and time of the dense adversarial set in blocks, in one piece, and of normal training."
+    from mlxplain.data import load
+    ds = load("imdb")
+    X, Y = _check_X(ds.X), _check_Y(ds.Y, ds.X.shape[0])
+    nbytes = lambda M: M.data.nbytes + M.indices.nbytes + M.indptr.nbytes
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        stem = os.path.join(d, "data")
+        sp.save_npz(stem + "_X.npz", X, compressed=False); sp.save_npz(stem + "_Y.npz", Y, compressed=False)
+        for way, arg in (("normal training", "train"), ("blocks", "blocks"), ("one piece", "one")):
+            res = subprocess.run([sys.executable, "-c", _LAUNCH, sys.executable, "-c", _IMDB_CHILD, stem, arg,
+                                  str(Path(__file__).parent)], capture_output=True, text=True, timeout=3600)
+            if res.returncode != 0:
+                print(way, "failed:", res.stderr[-2000:], flush=True)
+                continue
+            r = json.loads(res.stdout.strip().splitlines()[-1])
+            rows.append(dict(data="imdb", source="staged", construction=way, n_train=X.shape[0],
+                             n_features=X.shape[1], n_labels=Y.shape[1], nnz_train=int(X.nnz),
+                             x_mb=nbytes(X) / 2**20, y_mb=nbytes(Y) / 2**20, **r,
+                             extra_mb=r["rss_peak_mb"] - r["rss_before_mb"]))
+            print(rows[-1], flush=True)
+    df = pd.DataFrame(rows)
+    if "digest" in df:   # the same noisy rows from blocks and from one piece
+        dig = df.set_index("construction")["digest"].dropna()
+        df["identical"] = dig.nunique() == 1 if len(dig) == 2 else None
+    df = df.assign(omp_threads=os.environ.get("OMP_NUM_THREADS"), machine=platform.platform(),
+                                   date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    out = Path(out) if out else results_dir("extended_plt") / "augment_memory_imdb.csv"
+    df.to_csv(out, index=False)
+    print(f"wrote {out}")
+    return df
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=None, help="CSV path (default nbs/results/extended_plt/bench.csv)")
     ap.add_argument("--memory", action="store_true", help="row blocks vs one piece: memory and time of the dense set")
+    ap.add_argument("--memory-imdb", action="store_true",
+                    help="the same on the full imdb, with a child that trains the normal model as the baseline")
     args = ap.parse_args()
-    memory(out=args.out) if args.memory else main(out=args.out)
+    if args.memory_imdb: memory_imdb(out=args.out)
+    elif args.memory: memory(out=args.out)
+    else: main(out=args.out)

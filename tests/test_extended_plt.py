@@ -210,10 +210,10 @@ def test_bad_input(model, data):
     with pytest.raises(ValueError, match=">= 0"): adversarial_evaluation(model, Xte, Yte, noise_levels=(0.1, -1))
     with pytest.raises(ValueError, match="exceeds the number of labels"): model.predict(Xte, top_k=7)
     with pytest.raises(ValueError, match="exceeds the number of labels"): adversarial_evaluation(model, Xte, Yte, k_values=(10,))
-    with pytest.raises(ValueError, match="0 rows"): model.predict(Xte[:0])
+    with pytest.raises(ValueError, match="0 samples"): model.predict(Xte[:0])
     with pytest.raises(ValueError, match="no positive labels"): ExtendedPLT().fit(Xtr, sp.csr_matrix(Ytr.shape))
     with pytest.raises(TypeError, match="CSR"): model.predict(Xte.toarray().tolist())
-    with pytest.raises(ValueError, match="fitted on 30"): model.predict(Xte[:, :10])
+    with pytest.raises(ValueError, match="30 are expected"): model.predict(Xte[:, :10])
     with pytest.raises(ValueError, match="norm=False"): ExtendedPLT(norm=False).fit(Xtr, Ytr)
     with pytest.raises(ValueError, match="not fitted"): ExtendedPLT().predict_proba(Xte)
     with pytest.raises(ValueError, match="noise"): add_noise(Xte, 0.1, noise="uniform")
@@ -229,17 +229,17 @@ def test_unconvertible_input_raises_clear_errors(model, data):
            "strings": (A.astype(str), TypeError, "real numbers"), "complex": (A.astype(complex), TypeError, "real numbers"),
            "NaN": (np.where(A == A.max(), np.nan, A), ValueError, "NaN"), "inf": (np.where(A == A.max(), np.inf, A), ValueError, "infinite"),
            "sparse NaN": (sp.csr_matrix(np.where(A == A.max(), np.nan, A)), ValueError, "NaN"),
-           "zero rows": (A[:0], ValueError, "0 rows"), "zero rows CSR": (Xte[:0], ValueError, "0 rows"),
-           "list of rows": (A.tolist(), TypeError, "CSR"), "object with text": (np.array([["a"] * 30], dtype=object), TypeError, "numeric")}
+           "zero rows": (A[:0], ValueError, "0 samples"), "zero rows CSR": (Xte[:0], ValueError, "0 samples"),
+           "list of rows": (A.tolist(), TypeError, "CSR"), "object with text": (np.array([["a"] * 30], dtype=object), TypeError, "not numbers")}
     for what, (X, err, msg) in bad.items():
         with pytest.raises(err, match=msg): model.predict(X, 2)
         with pytest.raises(err, match=msg): model.predict_proba(X, 2)
-    with pytest.raises(ValueError, match="0 rows"): ExtendedPLT().fit(Xtr[:0], Ytr[:0])
+    with pytest.raises(ValueError, match="0 samples"): ExtendedPLT().fit(Xtr[:0], Ytr[:0])
     with pytest.raises(ValueError, match="NaN"): ExtendedPLT().fit_adversarial(sp.csr_matrix(np.where(Xtr.toarray() == 0, np.nan, Xtr.toarray())), Ytr)
-    with pytest.raises(ValueError, match="0 rows"): adversarial_evaluation(model, Xte[:0], Yte[:0])
+    with pytest.raises(ValueError, match="0 samples"): adversarial_evaluation(model, Xte[:0], Yte[:0])
     with pytest.raises(ValueError, match="2-D"): add_noise(A[0], 0.1)
     with pytest.raises(TypeError, match="indicator"): ExtendedPLT().fit(Xtr, np.array([["a"]] * 350))
-    with pytest.raises(ValueError, match="must match"): ExtendedPLT().fit(Xtr, Ytr[:10])
+    with pytest.raises(ValueError, match="same instances"): ExtendedPLT().fit(Xtr, Ytr[:10])
     with pytest.raises(ValueError, match="one instance"): explain(model, Xte[:2])
     with pytest.raises(ValueError, match="positive integer"): explain(model, Xte[[0]], k=0)
 

@@ -88,3 +88,18 @@ def test_noise_sweep_rows(data):
     Xs, _ = normalize_features(Xtr, Xte, "standard")
     assert np.allclose(Xs.toarray().std(0)[np.asarray(Xtr.getnnz(0)) > 1], 1, atol=1e-4)
     with pytest.raises(ValueError, match="maxabs"): normalize_features(Xtr, Xte, "minmax")
+
+
+# --- Tables 2-5 over training seeds x noise seeds -------------------------------------------
+def test_seed_tables_part_covers_training_seeds_times_noise_seeds(tmp_path, need_data):
+    """The part `seed_tables` refits per training seed (the first SEED_TABLE_TRAIN_SEEDS of `seeds`) and scores
+    Tables 2-5's k and metrics under the same five noise draws; refits differ for the adversarial model."""
+    from mlxplain.repro.extended_plt import SEED_TABLE_TRAIN_SEEDS, PART_FILES
+    need_data("CAL500")
+    t = reproduce(tmp_path, parts=["seed_tables"], datasets=["CAL500"], seeds=[0, 1])["seed_tables"]
+    assert (tmp_path / PART_FILES["seed_tables"][0]).exists() and SEED_TABLE_TRAIN_SEEDS == 5
+    assert set(t.k) == {1, 3, 5} and set(t.metric) == {"P@k", "nDCG@k", "PSDCG@k"} and set(t.sigma) == {0.0, 0.1}
+    cells = t.groupby(["model", "train_seed", "repeat"]).size()
+    assert len(cells) == 2 * 2 * 5 and set(cells) == {2 * 3 * 3}          # 2 models x 2 seeds x 5 noise draws
+    adv = t[(t.model == "adversarial") & (t.metric == "P@k") & (t.sigma == 0.1)].groupby("train_seed").value.mean()
+    assert adv.nunique() == 2                                               # the training seed reaches the fit
