@@ -347,6 +347,7 @@ import numpy as np, scipy.sparse as sp
 from mlxplain.extended_plt import ExtendedPLT
 X = sp.random(60, 6, density=0.5, format="csr", random_state=0, dtype=np.float32)
 Y = sp.csr_matrix((np.arange(60)[:, None] % 4 == np.arange(4)).astype(np.int8))
+print("READY", flush=True)
 for line in sys.stdin:
     try:
         m = ExtendedPLT(**eval(line)).fit(X, Y)
@@ -360,11 +361,16 @@ class _FitWorker:
     "A Python subprocess fitting ExtendedPLT(**params) per request line; a crash or hang fails that request only."
     def __init__(self): self.proc = None
 
-    def fit(self, params, timeout=60):
+    def fit(self, params, timeout=60, start_timeout=600):
+        "The worker's answer to one fit; `timeout` counts from the request, after the worker's imports."
         import select, subprocess, sys
         if self.proc is None or self.proc.poll() is not None:
             self.proc = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL, text=True)
+            ready, _, _ = select.select([self.proc.stdout], [], [], start_timeout)   # imports: slow on a busy machine
+            if not ready or self.proc.stdout.readline().strip() != "READY":
+                self.proc.kill(); self.proc.wait(); self.proc = None
+                return "WORKER DID NOT START"
         self.proc.stdin.write(repr(params) + "\n")
         self.proc.stdin.flush()
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
