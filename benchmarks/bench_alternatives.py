@@ -9,11 +9,19 @@ thread (alfese hard-codes SetNumThreads(1)); both times are wall-clock of the wh
 A second part (`--grid`) runs our fast formulation alone for a = 1..5, k = 5, every tau, sum and min, on breast-cancer
 and the PMLB data sets of the chapter's reproduction, and writes nbs/results/alternatives/grid.csv (status, seconds).
 
+A third part (`--pmlb`) times ours (formulation 'auto' where accepted, else 'fast') against alfese on the chapter's
+problems plus PMLB_CASES (simultaneous search on staged PMLB sets with 20-200 features the chapter does not use), one
+tidy row per problem with ratio = alfese_s / ours_s, and writes nbs/results/alternatives/bench_pmlb.csv and .json
+(settings, load average, summary). Both tools get the same qualities; each is warmed up once, and a solve under 1 s
+is the median of 5 more runs. Run it niced on one core:
+
+    nice -n 5 taskset -c 1 .venv/bin/python benchmarks/bench_alternatives.py --pmlb [--quick] [--problems a,b]
     .venv/bin/python benchmarks/bench_alternatives.py [--cap 240] [--quick] [--grid] [--grid-limit 5] [--skip-peer]
 """
 import argparse
 import multiprocessing as mp
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -54,7 +62,7 @@ def rel_equal(a, b, rtol=1e-6):
 
 def ours(problem, k, tau, a, search, agg, formulation, time_limit=None):
     "Our search; returns (qualities, status, seconds). `time_limit`: seconds per set (None: none)."
-    pre = formulation == "fast" and problem["kind"] == "linear"
+    pre = formulation in ("fast", "auto") and problem["kind"] == "linear"  # 'auto' = 'fast' on CP-SAT
     value = (lambda s: mrmr_value(s, problem["rel"], problem["R"])) if problem["kind"] == "mrmr" else (lambda s: problem["q"][s].sum())
     if search == "sequential":
         sets, sts = [], []
@@ -78,6 +86,7 @@ def pmlb_mi(name):
     "MI qualities (random_state 0) of a staged PMLB data set, as a problem dict."
     from mlxplain.data import load
     ds = load(name)
+    CASE_DATA[f"{name} MI"] = (name, ds.n_samples, ds.n_features, "MI")
     return {"kind": "linear", "q": mi_qualities(np.asarray(ds.X, float), np.asarray(ds.y), 0), "n": ds.n_features}
 
 
@@ -96,21 +105,13 @@ def grid(problems, limit):
     return pd.DataFrame(rows)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cap", type=float, default=240.0, help="wall-clock cap per alfese call (s)")
-    ap.add_argument("--paper-limit", type=float, default=20.0, help="time limit per set for our CP-SAT run of the paper's model (s)")
-    ap.add_argument("--quick", action="store_true", help="skip the breast-cancer simultaneous cases with a >= 4")
-    ap.add_argument("--grid", action="store_true", help="also run the a = 1..5 grid (ours only) and write grid.csv")
-    ap.add_argument("--grid-limit", type=float, default=5.0, help="time limit per set in the grid (s)")
-    ap.add_argument("--skip-peer", action="store_true", help="only the grid (keeps bench.csv)")
-    args = ap.parse_args()
-    out_dir = Path(__file__).resolve().parents[1] / "nbs" / "results" / "alternatives"
-    print(f"threads: ours {THREADS_OURS} CP-SAT worker(s), alfese {THREADS_ALFESE} SCIP thread(s); alfese cap {args.cap:.0f} s per call")
+def chapter_cases():
+    "The chapter's problems: breast cancer (MI; mRMR on 300 rows x 12 features) and the reproduction's PMLB sets."
     X, y = load_breast_cancer(return_X_y=True)
     bc = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": 30}
     rel, R = _mrmr_data(X[:300, :12], y[:300], 0)
     mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 12}
+    CASE_DATA.update({"bc MI": ("breast_cancer", 569, 30, "MI"), "bc12 mRMR": ("breast_cancer_12", 300, 12, "mRMR")})
     cases = [("bc MI", bc, 5, 0.4, 10, "sequential", "sum"), ("bc MI", bc, 5, 0.4, 3, "simultaneous", "sum"),
              ("bc MI", bc, 5, 0.4, 4, "simultaneous", "sum"), ("bc MI", bc, 5, 0.4, 5, "simultaneous", "sum"),
              ("bc MI", bc, 5, 0.8, 3, "simultaneous", "min"), ("bc MI", bc, 5, 0.8, 4, "simultaneous", "min"),
@@ -125,6 +126,215 @@ def main():
                   ("hepatitis MI", he, 5, 0.8, 3, "simultaneous", "min"), ("house_votes_84 MI", hv, 5, 0.8, 3, "simultaneous", "min")]
     except Exception as e:  # noqa: BLE001 - the benchmark still runs without $MLXPLAIN_DATA
         print(f"(PMLB cases skipped: {e.__class__.__name__})")
+    return bc, mr, cases, pmlb
+
+
+CASE_DATA = {}  # case label -> (dataset, n rows, d features, objective), filled when the problems are built
+
+# --pmlb: simultaneous problems on staged PMLB sets with 20-200 features that the chapter does not use (its sets:
+# mlxplain.repro.alternatives.REPRO_DATASETS). One fixed list, (dataset, objective, k, tau, a, aggregation),
+# settings chosen so that alfese 1.1.0 finishes most of them within 60 s on one thread.
+PMLB_CASES = [
+    ("clean1", "MI", 5, 0.4, 4, "sum"), ("clean1", "MI", 10, 0.4, 3, "sum"), ("clean1", "MI", 10, 0.8, 2, "min"),
+    ("Hill_Valley_with_noise", "MI", 5, 0.4, 4, "sum"), ("Hill_Valley_with_noise", "MI", 10, 0.4, 3, "sum"),
+    ("spambase", "MI", 5, 0.4, 4, "sum"), ("spambase", "MI", 10, 0.8, 2, "min"),
+    ("tokyo1", "MI", 10, 0.4, 3, "sum"), ("tokyo1", "MI", 5, 0.8, 2, "min"),
+    ("coil2000", "MI", 5, 0.4, 4, "sum"), ("sonar", "MI", 10, 0.8, 2, "min"),
+    ("hypothyroid", "MI", 5, 0.4, 4, "sum"), ("ionosphere", "MI", 5, 0.8, 2, "min"),
+    ("chess", "MI", 10, 0.6, 2, "sum"), ("spectf", "MI", 5, 0.6, 3, "sum"),
+    ("molecular_biology_promoters", "MI", 5, 0.6, 2, "min"), ("credit_g", "MI", 5, 1.0, 3, "min"),
+    ("churn", "MI", 5, 1.0, 3, "sum"), ("GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1", "MI", 5, 0.4, 2, "min"),
+    ("wdbc", "MI", 10, 0.4, 3, "sum"), ("mushroom", "MI", 5, 0.6, 3, "sum"), ("twonorm", "MI", 5, 0.8, 2, "min"),
+    ("horse_colic", "mRMR", 5, 0.4, 1, "sum"), ("horse_colic", "mRMR", 5, 0.4, 1, "min"),
+    ("backache", "mRMR", 5, 0.4, 1, "sum"),
+]
+QUICK_PMLB = [("tokyo1", "MI", 5, 0.8, 2, "min"), ("Hill_Valley_with_noise", "MI", 10, 0.4, 3, "sum"),
+              ("horse_colic", "mRMR", 5, 0.4, 1, "min")]
+
+
+def pmlb_problem(name, objective):
+    "MI qualities or mRMR relevance/redundancy (random_state 0, regression MI as alfese) of a staged PMLB set."
+    from mlxplain.data import load
+    ds = load(name)
+    X, y = np.asarray(ds.X, float), np.asarray(ds.y)
+    CASE_DATA[f"{name} {objective}"] = (name, X.shape[0], X.shape[1], objective)
+    if objective == "MI": return {"kind": "linear", "q": mi_qualities(X, y, 0), "n": X.shape[1]}
+    rel, R = _mrmr_data(X, y, 0)
+    return {"kind": "mrmr", "rel": rel, "R": R, "n": X.shape[1]}
+
+
+def median_of_repeats(run, first):
+    "Seconds of one solve: the first run (after the global warm-up) if >= 1 s, else the median of 5 more runs."
+    if first[-1] >= 1.0: return first, 1
+    return first[:-1] + (float(np.median([run()[-1] for _ in range(5)])),), 6
+
+
+def _alfese_timed_child(queue, problem, k, tau, a, search, agg):
+    first = _alfese_run(problem, k, tau, a, search, agg)
+    queue.put(median_of_repeats(lambda: _alfese_run(problem, k, tau, a, search, agg), tuple(first)))
+
+
+def alfese_timed(problem, k, tau, a, search, agg, cap):
+    "alfese in a forked child (inherits the warmed-up imports); ((values, statuses, s), runs) or None past `cap`."
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_alfese_timed_child, args=(q, problem, k, tau, a, search, agg))
+    p.start()
+    try:
+        res = q.get(timeout=cap + 10.0)  # + 10 s: room for the 5 repeats of a run under 1 s
+    except Exception:
+        res = None
+    p.join(1)
+    if p.is_alive():
+        p.kill()
+        p.join()
+    return res
+
+
+def pick_formulation():
+    "'auto' where AlternativeFeatureSelector and solve_alternatives accept it, else 'fast'."
+    from mlxplain.alternatives import AlternativeFeatureSelector
+    q = np.array([0.5, 0.3, 0.2, 0.1])
+    try:
+        AlternativeFeatureSelector(objective=q, k=2, n_alternatives=1, tau=0.5, formulation="auto").fit()
+        solve_alternatives({"kind": "linear", "q": q, "n": 4}, 2, 0.5, 2, (), "sum", "cpsat", "auto", 1.0)
+        return "auto"
+    except (ValueError, TypeError):
+        return "fast"
+
+
+def compare(o, r, rtol=1e-6):
+    "ours vs alfese objective: 'equal' (relative 1e-6), 'better', 'worse', or '-' when one is missing."
+    same = rel_equal(o, r, rtol)
+    if same is None: return "-"
+    return "equal" if same else ("better" if o > r else "worse")
+
+
+def pmlb_row(label, p, k, tau, a, search, agg, formulation, cap, limit, source):
+    "One problem, ours then alfese, both timed after the warm-up (median of 5 more runs below 1 s): a tidy row."
+    dataset, n, d, objective = CASE_DATA[label]
+    f = np.nanmin if (search == "simultaneous" and agg == "min") else np.nansum
+    run = lambda: ours(p, k, tau, a, search, agg, formulation, limit)  # noqa: E731
+    (qo, sto, to), runs_o = median_of_repeats(run, run())
+    ref = alfese_timed(p, k, tau, a, search, agg, cap)
+    if ref is None:
+        va, sta, ta, runs_a = np.nan, f"> cap ({cap:.0f} s)", np.nan, 1
+    else:
+        (vals, sts, ta), runs_a = ref
+        va, sta = float(f(vals)), "optimal" if all(x == "optimal" for x in sts) else ",".join(sorted(set(sts)))
+    vo = float(f(qo)) if np.isfinite(qo).any() else np.nan
+    return {"dataset": dataset, "n": n, "d": d, "objective": objective, "search": search,
+            "aggregation": agg if search == "simultaneous" else "-", "a": a, "k": k, "tau": tau,
+            "ours_s": to, "alfese_s": ta, "ratio": ta / to if ta == ta else np.nan, "ours_objective": vo,
+            "alfese_objective": va, "ours_status": sto, "alfese_status": sta, "ours_vs_alfese": compare(vo, va),
+            "ours_runs": runs_o, "alfese_runs": runs_a, "formulation": formulation, "source": source}
+
+
+def summarize(res):
+    "Summary over rows where alfese finished (proven optimal within its cap): ratio = alfese_s / ours_s."
+    done = res[res.alfese_status == "optimal"]
+    r = done.ratio
+    return {"rows": len(res), "rows_pmlb": int((res.source == "pmlb").sum()), "rows_alfese_finished": len(done),
+            "rows_pmlb_alfese_finished": int((done.source == "pmlb").sum()),
+            "min_ratio": float(r.min()), "median_ratio": float(r.median()), "rows_ge_10x": int((r >= 10).sum()),
+            "rows_ours_worse": int((res.ours_vs_alfese == "worse").sum()),
+            "rows_ours_not_optimal": int((res.ours_status != "optimal").sum()),
+            "rows_under_10x": [f"{x.dataset} {x.objective} {x.search} {x.aggregation} k={x.k} tau={x.tau} a={x.a}: "
+                               f"{x.ratio:.1f}x, ours {x.ours_s:.3f} s ({x.ours_status}), alfese {x.alfese_s:.3f} s"
+                               for x in done[r < 10].itertuples()]}
+
+
+def pmlb_bench(args):
+    "Ours vs alfese side by side on the chapter's problems and PMLB_CASES: bench_pmlb.csv and its settings (.json)."
+    import json
+    import platform
+    import subprocess
+    from importlib.metadata import version
+    load0, started = os.getloadavg(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    formulation = args.formulation or pick_formulation()
+    _, _, chapter, _ = chapter_cases()
+    keep = set(args.problems.split(",")) if args.problems else None
+    todo = [(c, "chapter", args.cap_chapter) for c in chapter
+            if not (args.quick and c[0] == "bc MI" and c[4] >= 4 and c[5] == "simultaneous")]
+    cache = {}
+    for ds, obj, k, tau, a, agg in (QUICK_PMLB if args.quick else PMLB_CASES):
+        if keep is None or ds in keep:
+            p = cache.setdefault((ds, obj), pmlb_problem(ds, obj))
+            todo.append(((f"{ds} {obj}", p, k, tau, a, "simultaneous", agg), "pmlb", args.cap))
+    if keep is not None: todo = [t for t in todo if CASE_DATA[t[0][0]][0] in keep]
+    warm = {"kind": "linear", "q": np.linspace(1.0, 0.1, 20), "n": 20}  # imports, solver libraries loaded
+    ours(warm, 5, 0.4, 2, "simultaneous", "sum", formulation, 10.0)
+    _alfese_run(warm, 5, 0.4, 2, "simultaneous", "sum")
+    print(f"ours: formulation {formulation!r}, {THREADS_OURS} CP-SAT worker, {args.limit:.0f} s per set; alfese: "
+          f"{THREADS_ALFESE} SCIP thread, cap {args.cap:.0f} s (chapter rows {args.cap_chapter:.0f} s); "
+          f"CPUs {sorted(os.sched_getaffinity(0))}, nice {os.nice(0)}, load {load0}")
+    print(f"{'dataset':28s} {'obj':4s} {'search':4s} {'agg':3s} {'k':>2s} {'tau':>4s} {'a':>2s} | {'ours s':>8s} "
+          f"{'alfese s':>9s} {'ratio':>8s} | objective ours/alfese | status")
+    rows = []
+    for (label, p, k, tau, a, search, agg), source, cap in todo:
+        r = pmlb_row(label, p, k, tau, a, search, agg, formulation, cap, args.limit, source)
+        rows.append(r)
+        print(f"{r['dataset'][:28]:28s} {r['objective']:4s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.1f} {a:2d} | "
+              f"{r['ours_s']:8.3f} {r['alfese_s']:9.3f} {r['ratio']:7.1f}x | {r['ours_objective']:.6f}/"
+              f"{r['alfese_objective']:.6f} {r['ours_vs_alfese']:6s} | {r['ours_status']}/{r['alfese_status']}", flush=True)
+    res = pd.DataFrame(rows)
+    summ = summarize(res)
+    print("\nratio (alfese_s / ours_s):", " ".join(f"{x:.1f}" for x in res.ratio))
+    print(json.dumps(summ, indent=1))
+    if args.quick and not args.out:
+        return  # a smoke run writes nothing
+    out = Path(args.out) if args.out else Path(__file__).resolve().parents[1] / "nbs/results/alternatives/bench_pmlb.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    res.to_csv(out, index=False)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[1]).stdout.strip()
+    meta = {"command": "benchmarks/bench_alternatives.py " + " ".join(sys.argv[1:]), "started": started,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "loadavg_start": load0, "loadavg_end": os.getloadavg(), "cpus": sorted(os.sched_getaffinity(0)),
+            "nice": os.nice(0), "machine": platform.node(), "python": platform.python_version(),
+            "ortools": version("ortools"), "alfese": version("alfese"), "git_head": commit,
+            "ours": {"function": "mlxplain.alternatives.solve_alternatives", "formulation": formulation,
+                     "formulation_rule": "'auto' if AlternativeFeatureSelector and solve_alternatives accept it, "
+                                         "else 'fast'", "solver": "cpsat", "cpsat_workers": THREADS_OURS,
+                     "preselect": "univariate (MI) problems", "time_limit_per_set_s": args.limit},
+            "alfese": {"functions": "search_simultaneously / search_sequentially (ManualQualityUnivariateSelector, "
+                                    "MRMRSelector)", "solver": "SCIP via pywraplp, SetNumThreads(1) hard-coded",
+                       "own_time_limit": "60 s per set (hard-coded)", "cap_s": args.cap,
+                       "cap_chapter_rows_s": args.cap_chapter, "process": "forked child per problem"},
+            "qualities": "computed once (mi_qualities / _mrmr_data, mutual_info_regression, random_state 0) and "
+                         "given to both tools: same numbers", 
+            "timing": "wall-clock of the whole call (model building included), after one warm-up solve of each "
+                      "tool in the process; a solve under 1 s is repeated 5 more times and the median kept",
+            "ratio": "alfese_s / ours_s (speed-up of ours); ours_vs_alfese compares objectives, relative 1e-6",
+            "problems": {"chapter": "breast cancer (sklearn) and mlxplain.repro.alternatives.REPRO_DATASETS",
+                         "pmlb": "staged PMLB sets with 20-200 features outside REPRO_DATASETS", "pmlb_cases": PMLB_CASES},
+            "quick": args.quick, "summary": summ}
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str))
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cap", type=float, default=240.0, help="wall-clock cap per alfese call (s)")
+    ap.add_argument("--paper-limit", type=float, default=20.0, help="time limit per set for our CP-SAT run of the paper's model (s)")
+    ap.add_argument("--quick", action="store_true", help="skip the breast-cancer simultaneous cases with a >= 4 (--pmlb: and only QUICK_PMLB)")
+    ap.add_argument("--grid", action="store_true", help="also run the a = 1..5 grid (ours only) and write grid.csv")
+    ap.add_argument("--grid-limit", type=float, default=5.0, help="time limit per set in the grid (s)")
+    ap.add_argument("--skip-peer", action="store_true", help="only the grid (keeps bench.csv)")
+    ap.add_argument("--pmlb", action="store_true", help="ours vs alfese on the chapter's problems + PMLB_CASES "
+                    "(writes bench_pmlb.csv/.json; with --quick a short subset that writes nothing unless --out)")
+    ap.add_argument("--problems", help="comma-separated data sets to keep (--pmlb), e.g. clean1,breast_cancer")
+    ap.add_argument("--formulation", choices=("auto", "fast"), help="ours (--pmlb): default 'auto' where accepted")
+    ap.add_argument("--limit", type=float, default=60.0, help="--pmlb: our time limit per set (s), as alfese's own")
+    ap.add_argument("--cap-chapter", type=float, default=150.0, help="--pmlb: alfese cap on the chapter's rows (s)")
+    ap.add_argument("--out", help="--pmlb: CSV path (default nbs/results/alternatives/bench_pmlb.csv)")
+    args = ap.parse_args()
+    if args.pmlb:
+        if "--cap" not in sys.argv: args.cap = 60.0
+        return pmlb_bench(args)
+    out_dir = Path(__file__).resolve().parents[1] / "nbs" / "results" / "alternatives"
+    print(f"threads: ours {THREADS_OURS} CP-SAT worker(s), alfese {THREADS_ALFESE} SCIP thread(s); alfese cap {args.cap:.0f} s per call")
+    bc, mr, cases, pmlb = chapter_cases()
     if args.grid:
         g = grid({"breast_cancer": bc, **pmlb}, args.grid_limit)
         g.to_csv(out_dir / "grid.csv", index=False)
