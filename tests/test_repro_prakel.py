@@ -8,8 +8,10 @@ import pytest
 
 from mlxplain.metrics import hamming_loss
 from mlxplain.prakel import MLkNN, FaithfulMLkNN
-from mlxplain.repro.prakel import (DATASETS, PARTS, summarize, results_table, paired_comparison, verdict, reproduce,
-                                   load_runs, run_split, run_split_csrakel, run_split_onesided, _split_data)
+from mlxplain.experiments import read_meta, write_meta
+from mlxplain.repro.prakel import (DATASETS, PARTS, SEEDS, PART_SEEDS, summarize, results_table, paired_comparison,
+                                   verdict, claim_holds, reproduce, load_runs, merge_runs, rank_correlation,
+                                   run_split, run_split_csrakel, run_split_onesided, _split_data, _holm)
 
 RES = Path(__file__).resolve().parents[1] / "nbs" / "results" / "prakel"
 
@@ -56,8 +58,14 @@ def test_paired_comparison_matches_scipy_and_counts_wins():
         assert np.isclose(cmp.loc[d, "diff"], diff.mean())
         assert np.isclose(cmp.loc[d, "se"], diff.std(ddof=1) / 2)
         assert np.isclose(cmp.loc[d, "p"], stats.ttest_rel(g["PRAkEL"], g["RAkEL"]).pvalue)
+        assert np.isclose(cmp.loc[d, "p_wilcoxon"], stats.wilcoxon(g["PRAkEL"], g["RAkEL"]).pvalue)
+    assert np.allclose(cmp["p_holm"], np.minimum(1, np.maximum.accumulate(
+        (3 - np.arange(3)) * np.sort(cmp["p"])))[np.argsort(np.argsort(cmp["p"]))])
     v = verdict(cmp.reset_index())
     assert v["wins"] == "2 of 3" and v["significant"] == "lower on 2, higher on 1" and v["splits"] == "4–4"
+    # 4 splits: the exact Wilcoxon p is at least 2/2^4 = 0.125, so it finds nothing at 5 %
+    assert v["significant_wilcoxon"] == "lower on 0, higher on 0" and (cmp["p_wilcoxon"] >= 0.125 - 1e-12).all()
+    assert claim_holds(cmp.reset_index(), lower=2, significant=2) == "not reproduced: significantly higher on 1"
     d = cmp["diff"]
     assert v["effect"] == f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(3):.4f}"
 
@@ -70,7 +78,7 @@ def test_reproduce_rejects_unknown_names_writing_nothing(tmp_path, kw, names):
     with pytest.raises(ValueError, match="unknown") as e:
         reproduce(tmp_path / "out", **kw)
     assert names in str(e.value)
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match="integer"):
         reproduce(tmp_path / "out", seeds=[0.5])
     assert not (tmp_path / "out").exists()
 
@@ -113,3 +121,76 @@ def test_committed_runs_reproduce(need_data):
     np.testing.assert_array_equal(both["value_new"], both["value_old"],
                                   err_msg="the committed tables no longer describe the code: rerun "
                                           "`mlxplain reproduce prakel` (and commit nbs/results/prakel)")
+
+
+# ---- tests and correlations ------------------------------------------------------------------------
+def test_holm_matches_the_step_down_definition():
+    "Holm: the i-th smallest p times (m − i + 1), made monotone, capped at 1; NaNs are left out of m."
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        p = rng.random(rng.integers(1, 9)) ** 3
+        order = np.argsort(p)
+        expect = np.empty(len(p))
+        running = 0.0
+        for i, j in enumerate(order):
+            running = max(running, min(1.0, (len(p) - i) * p[j]))
+            expect[j] = running
+        assert np.allclose(_holm(p), expect)
+    assert np.allclose(_holm([0.02, np.nan, 0.04])[[0, 2]], [0.04, 0.04])
+
+
+def test_rank_correlation_exact_p_matches_scipy_permutation_test():
+    "Spearman's rho and the exact p over all pairings agree with scipy's permutation test (pairings)."
+    from scipy import stats
+    rng = np.random.default_rng(1)
+    for n in (5, 6, 7):
+        x, y = rng.random(n), rng.random(n)
+        rho, p = rank_correlation(x, y)
+        ref = stats.permutation_test((x,), lambda a: stats.spearmanr(a, y).statistic,   # scipy's own example
+                                     permutation_type="pairings", n_resamples=np.inf)   # all n! orders of x
+        assert np.isclose(rho, stats.spearmanr(x, y).statistic) and np.isclose(p, ref.pvalue), (n, p, ref.pvalue)
+
+
+# ---- merging splits run elsewhere ------------------------------------------------------------------
+def _fake_part(seeds, datasets=("emotions", "yeast")):
+    "Main-part records: two methods per cell, in a cell's own order."
+    return pd.DataFrame([dict(dataset=d, repeat=r, kind="test", method=m, loss="f1", value=0.3 + 0.01 * r + i / 10 + 0.003 * i * (r % 2))
+                         for r in seeds for d in datasets for i, m in enumerate(("RAkEL", "PRAkEL"))])
+
+
+def test_merge_runs_keeps_grid_order_and_provenance(tmp_path, need_data):
+    "Splits of two folders join in reproduce's (split-major) order; meta.json names every code version."
+    need_data("emotions", "yeast")
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    _fake_part([2, 0]).assign(_version="va").to_csv(a / "runs.csv", index=False)
+    _fake_part([1], ["yeast", "emotions"]).to_csv(b / "runs.csv", index=False)
+    write_meta(b, chapter="prakel", code_version={"main": "vb"})
+    merged = merge_runs(a, [b])["main"]
+    cells = list(zip(merged["repeat"], merged["dataset"]))[::2]
+    assert cells == [(r, d) for r in (0, 1, 2) for d in ("emotions", "yeast")]
+    assert merged["method"].tolist()[:2] == ["RAkEL", "PRAkEL"] and "_version" not in merged
+    pd.testing.assert_frame_equal(load_runs(a, ["main"]), merged)
+    meta = read_meta(a)
+    assert meta["code_version"] == {"main": ["va", "vb"]} and meta["design"]["seeds_per_part"] == {"main": [0, 1, 2]}
+    assert meta["merged_from"] == [".", "../b"] and (a / "datasets.csv").exists()
+    before = (a / "runs.csv").read_bytes()
+    with pytest.raises(ValueError, match="in another folder too"):
+        merge_runs(a, [b])   # b's split 1 is in a now
+    assert (a / "runs.csv").read_bytes() == before
+
+
+def test_default_splits_per_part():
+    "Ten splits for the main and CS-RAkEL parts, five for the one-sided one (the paper: 30)."
+    assert SEEDS == tuple(range(10)) and PART_SEEDS == {"onesided": SEEDS[:5]}
+
+
+def test_committed_meta_describes_the_tables():
+    "meta.json of the committed results names, per part, exactly the splits its table holds."
+    meta = read_meta(RES)
+    for part, f in (("main", "runs.csv"), ("csrakel", "runs_csrakel.csv"), ("onesided", "runs_onesided.csv")):
+        held = sorted(int(r) for r in pd.read_csv(RES / f, usecols=["repeat"])["repeat"].unique())
+        assert meta["design"]["seeds_per_part"][part] == held, part
+    stats_ = pd.read_csv(RES / "datasets.csv")
+    assert list(stats_["dataset"]) == list(DATASETS)
+    assert np.allclose(stats_["density"], stats_["cardinality"] / stats_["K"])

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #7c4bbc3e
 from __future__ import annotations
-import time, warnings
+import itertools, os, time, warnings
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -17,23 +17,25 @@ from sklearn.linear_model import LogisticRegression, Ridge, RidgeClassifier
 from sklearn.preprocessing import StandardScaler
 from ..data import load
 from ..learners import BinaryRelevance
-from ..experiments import (run_grid, auto_version, write_meta, results_dir, atomic_write_csv,
-                                  atomic_write_json)
+from ..experiments import (run_grid, auto_version, write_meta, read_meta, results_dir, atomic_write_csv,
+                                  atomic_write_json, check_parts, check_datasets, check_seeds)
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
 # %% auto #0
-__all__ = ['DATASETS', 'QUICK_DATASETS', 'SEEDS', 'QUICK_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'PAPER_CLAIMS', 'run_split',
-           'run_split_csrakel', 'run_split_onesided', 'summarize', 'paired_comparison', 'verdict', 'load_runs',
-           'reproduce', 'results_table']
+__all__ = ['DATASETS', 'QUICK_DATASETS', 'SEEDS', 'QUICK_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'PART_SEEDS', 'PAPER_CLAIMS',
+           'run_split', 'run_split_csrakel', 'run_split_onesided', 'summarize', 'paired_comparison', 'verdict',
+           'claim_holds', 'dataset_stats', 'rank_correlation', 'gain_correlations', 'load_runs', 'reproduce',
+           'merge_runs', 'results_table']
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #e1efb94e
 DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron", "CAL500")   # Section 5's seven sets
 QUICK_DATASETS = ("emotions", "yeast")
-SEEDS = (0, 1, 2)          # the random 75/25 splits, each its own seed (the paper: 30)
+SEEDS = tuple(range(10))   # the random 75/25 splits, each its own seed (the paper: 30)
 QUICK_SEEDS = (0,)
 PARTS = ("main", "csrakel", "onesided")   # all methods; CS-RAkEL (Tables 12–13); one-sided PRAkEL-OS
 DEFAULT_PARTS = PARTS
+PART_SEEDS = {"onesided": SEEDS[:5]}   # parts with fewer default splits (the one-sided learner: slowest)
 _RUN_FILES = {"main": "runs.csv", "csrakel": "runs_csrakel.csv", "onesided": "runs_onesided.csv"}
 _LOSSES = ["hamming", "ranking", "f1", "composite", "weighted_hamming"]
 _OS_LOSSES = ["hamming", "ranking", "weighted_hamming"]   # the one-sided part: Tables 3, 4 and 13
@@ -203,6 +205,7 @@ def run_split(dataset,         # data set name for mlxplain.data.load
         _run_prakel(D, recs, repeat, curves)
     return recs
 
+# %% ../../nbs/30a_prakel_experiments.ipynb #0ae74d44
 def run_split_csrakel(dataset, repeat, data_home=None) -> list:
     "CS-RAkEL on one split: equal label weights under Hamming loss, the set's weights under weighted Hamming."
     with _one_thread():
@@ -303,41 +306,114 @@ def summarize(df,             # tidy records of run_split* (load_runs)
     return out
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #df6e5f5c
+def _paired_p(a, b):
+    "Two-sided p-values of the paired t-test and the Wilcoxon signed-rank test of a against b (1 when equal)."
+    if np.allclose(a - b, 0):
+        return 1.0, 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a constant difference, or zeros among the differences
+        return float(stats.ttest_rel(a, b).pvalue), float(stats.wilcoxon(a, b).pvalue)
+
+def _holm(p):
+    "Holm's step-down adjustment of the p-values `p` for testing them all (NaN stays NaN)."
+    p = np.asarray(p, dtype=float)
+    out, ok = np.full(p.shape, np.nan), ~np.isnan(p)
+    q = p[ok]
+    order = np.argsort(q)
+    adj = np.minimum(np.maximum.accumulate((len(q) - np.arange(len(q))) * q[order]), 1.0)
+    res = np.empty(len(q))
+    res[order] = adj
+    out[ok] = res
+    return out
+
+# %% ../../nbs/30a_prakel_experiments.ipynb #a969ddcd
 def paired_comparison(runs,   # tidy records (load_runs)
                       loss,   # the loss both methods are scored with
                       a, b,   # method names: a "wins" a split where its loss is lower
                      ) -> pd.DataFrame:
-    "a against b per data set, over the splits both ran: mean difference a − b, its SE, paired t-test p."
+    "a against b per data set over the splits both ran: mean difference a − b, its SE, paired tests' p."
     t = runs[(runs["kind"] == "test") & (runs["loss"] == loss) & runs["method"].isin([a, b])]
     piv = t.pivot_table(index=["dataset", "repeat"], columns="method", values="value").reindex(columns=[a, b])
     rows = []
     for d, g in piv.dropna().groupby(level="dataset"):
-        diff = (g[a] - g[b]).to_numpy()
-        if len(diff) < 2 or np.allclose(diff, 0):
-            p = float("nan") if len(diff) < 2 else 1.0
-        else:
-            p = float(stats.ttest_rel(g[a], g[b]).pvalue)
-        rows.append(dict(dataset=d, n_splits=len(diff), diff=float(diff.mean()), se=_se(diff), p=p))
-    return pd.DataFrame(rows, columns=["dataset", "n_splits", "diff", "se", "p"])
+        x, y = g[a].to_numpy(), g[b].to_numpy()
+        p, pw = _paired_p(x, y) if len(x) > 1 else (float("nan"), float("nan"))
+        rows.append(dict(dataset=d, n_splits=len(x), diff=float(np.mean(x - y)), se=_se(x - y), p=p,
+                         p_wilcoxon=pw))
+    out = pd.DataFrame(rows, columns=["dataset", "n_splits", "diff", "se", "p", "p_wilcoxon"])
+    return out.assign(p_holm=_holm(out["p"]))   # t-test p, Holm-corrected over the data sets
+
+# %% ../../nbs/30a_prakel_experiments.ipynb #690b83bf
+def _counts(cmp, col, level):
+    "'lower on n, higher on m': the sets where the test in column `col` is significant, by direction."
+    sig, d = cmp[col] < level, cmp["diff"]
+    return f"lower on {int((sig & (d < 0)).sum())}, higher on {int((sig & (d > 0)).sum())}"
 
 def verdict(cmp,          # paired_comparison(...)
             level=0.05,   # significance level of the per-set tests
            ) -> dict:
-    "Wins on n of m sets, significant ones (paired t-test over splits), mean difference ± SE over sets."
+    "Wins on n of m sets, significant ones per test (t, Wilcoxon, t Holm-corrected), mean difference ± SE."
     m, d = len(cmp), cmp["diff"]
-    sig = cmp["p"] < level
     return dict(wins=f"{int((d < 0).sum())} of {m}",
-                significant=f"lower on {int((sig & (d < 0)).sum())}, higher on {int((sig & (d > 0)).sum())}",
+                significant=_counts(cmp, "p", level),
+                significant_wilcoxon=_counts(cmp, "p_wilcoxon", level),
+                significant_holm=_counts(cmp, "p_holm", level),
                 effect=f"{d.mean():+.4f} ± {_se(d):.4f}",
                 splits=f"{int(cmp['n_splits'].min())}–{int(cmp['n_splits'].max())}" if m else "0")
 
-# %% ../../nbs/30a_prakel_experiments.ipynb #743b0b1b
-def _check_names(what, given, valid):
-    "Raise a ValueError naming the valid choices when `given` holds a name not in `valid`."
-    bad = [g for g in given if g not in valid]
-    if bad:
-        raise ValueError(f"{what}={bad}: unknown; choose from {', '.join(map(str, valid))}")
+def claim_holds(cmp,            # paired_comparison(...) of a claim "a < b"
+                lower=0,        # sets on which a's mean must be lower
+                significant=0,  # sets on which a must be significantly lower (paired t-test, uncorrected)
+                level=0.05,
+               ) -> str:
+    "'reproduced' when a is lower and significantly lower often enough and significantly higher nowhere."
+    sig = cmp["p"] < level
+    low, high = cmp["diff"] < 0, cmp["diff"] > 0
+    n = dict(lower=int(low.sum()), significant=int((sig & low).sum()), higher=int((sig & high).sum()))
+    short = [f"lower on {n['lower']} < {lower}"] if n["lower"] < lower else []
+    if n["significant"] < significant:
+        short.append(f"significantly lower on {n['significant']} < {significant}")
+    if n["higher"]:
+        short.append(f"significantly higher on {n['higher']}")
+    return "reproduced" if not short else "not reproduced: " + "; ".join(short)
 
+# %% ../../nbs/30a_prakel_experiments.ipynb #d655b840
+def dataset_stats(datasets=DATASETS,  # names for mlxplain.data.load
+                  data_home=None,
+                 ) -> pd.DataFrame:
+    "Per data set: instances N, features D, labels K, label cardinality and label density."
+    rows = []
+    for d in datasets:
+        ds = load(d, data_home=data_home)
+        rows.append(dict(dataset=d, N=ds.n_samples, D=ds.n_features, K=ds.n_labels,
+                         cardinality=float(ds.cardinality), density=float(ds.label_density)))
+    return pd.DataFrame(rows, columns=["dataset", "N", "D", "K", "cardinality", "density"])
+
+def rank_correlation(x, y) -> tuple:  # x, y: paired values, at least 3
+    "Spearman's rank correlation and its two-sided p-value, exact over all pairings when n ≤ 8."
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    n = len(rx)
+    if n < 3:
+        raise ValueError(f"n={n}: a rank correlation needs at least 3 pairs")
+    rho = float(stats.pearsonr(rx, ry)[0]) if np.ptp(rx) and np.ptp(ry) else float("nan")
+    if n > 8 or np.isnan(rho):
+        return rho, float(stats.spearmanr(x, y).pvalue) if not np.isnan(rho) else float("nan")
+    perms = np.array(list(itertools.permutations(ry)))   # every pairing, n! ≤ 40320
+    cx, cp = rx - rx.mean(), perms - ry.mean()
+    r_all = cp @ cx / np.sqrt((cx ** 2).sum() * (cp ** 2).sum(axis=1))
+    return rho, float(np.mean(np.abs(r_all) >= abs(rho) - 1e-12))
+
+def gain_correlations(cmp,                 # paired_comparison(...): one difference per data set
+                      ds_stats,            # dataset_stats(...)
+                      cols=("cardinality", "K", "density"),
+                     ) -> pd.DataFrame:
+    "Spearman's ρ (exact p, n sets) between the per-set difference a − b and each label statistic."
+    j = cmp.set_index("dataset")[["diff"]].join(ds_stats.set_index("dataset")[list(cols)], how="inner")
+    rows = [dict(statistic=c, n=len(j), **dict(zip(("rho", "p"), rank_correlation(j[c], j["diff"]))))
+            for c in cols]
+    return pd.DataFrame(rows, columns=["statistic", "n", "rho", "p"])
+
+# %% ../../nbs/30a_prakel_experiments.ipynb #743b0b1b
 def _grids(datasets, seeds, data_home):
     "Each part's cell function and grid, split-major (every set gets its first split before any its second)."
     main = [dict(dataset=d, repeat=r, data_home=data_home, curves=d == "yeast")
@@ -347,6 +423,12 @@ def _grids(datasets, seeds, data_home):
            for ln in _OS_LOSSES for r in seeds for d in datasets]
     return {"main": (run_split, main), "csrakel": (run_split_csrakel, cs),
             "onesided": (run_split_onesided, one)}
+
+def _part_seeds(parts, seeds, quick):
+    "The splits of each part: `seeds` when given, else QUICK_SEEDS (quick) or the part's default."
+    if seeds is not None:
+        return {p: check_seeds(seeds, SEEDS) for p in parts}
+    return {p: QUICK_SEEDS if quick else PART_SEEDS.get(p, SEEDS) for p in parts}
 
 def _missing_line(out_dir, parts):
     "The one line a reader sees when result files are absent: which, and what to run."
@@ -364,42 +446,96 @@ def load_runs(out_dir=None,   # results folder (default: nbs/results/prakel)
     frames = [pd.read_csv(out_dir / _RUN_FILES[p]) for p in parts]
     return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
 
+# %% ../../nbs/30a_prakel_experiments.ipynb #ffac4184
+def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, **meta):
+    "The summaries of every part in out_dir, the data sets' statistics (datasets.csv) and meta.json."
+    done = [p for p in PARTS if (out_dir / _RUN_FILES[p]).exists()]
+    summarize(load_runs(out_dir, done), out_dir)   # the summaries cover every part run so far
+    atomic_write_csv(dataset_stats(datasets, data_home), out_dir / "datasets.csv")
+    design = dict(split="random 75/25 train/test; the last third of training for validation",
+                  k_grid="{2, 4}; {3} when K > 20", ridge_alpha=_ALPHAS, epcc="5 chains, C in {0.1, 1}",
+                  mlknn_k=10, losses=_LOSSES, onesided_losses=_OS_LOSSES, parts=list(part_seeds),
+                  seeds_per_part={p: [int(s) for s in v] for p, v in part_seeds.items()}, quick=quick)
+    seeds = sorted({int(s) for v in part_seeds.values() for s in v})
+    return write_meta(out_dir, chapter="prakel", seeds=seeds, design=design, datasets=list(datasets),
+                      finished=time.time(), code_version=versions, **meta)
+
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
 def reproduce(out_dir=None,   # results folder (default: experiments.results_dir("prakel"))
               *, parts=None,  # names from PARTS (default: all three)
               quick=False,    # QUICK_DATASETS and one split, written to out_dir / "quick"
               datasets=None,  # names from DATASETS (default: DATASETS, or QUICK_DATASETS when quick)
-              seeds=None,     # the splits, ints (default: SEEDS, or QUICK_SEEDS when quick)
+              seeds=None,     # the splits (default: SEEDS or PART_SEEDS per part; QUICK_SEEDS when quick)
               data_home=None,
               n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
               scheduler=None, # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
              ) -> dict:       # part name -> the tidy DataFrame written for it
     "Section 5 of the paper at this machine's scale: a tidy table per part, the summaries and meta.json."
-    parts = DEFAULT_PARTS if parts is None else tuple([parts] if isinstance(parts, str) else parts)
-    _check_names("parts", parts, PARTS)
-    datasets = (QUICK_DATASETS if quick else DATASETS) if datasets is None else tuple(datasets)
-    _check_names("datasets", datasets, DATASETS)
-    seeds = (QUICK_SEEDS if quick else SEEDS) if seeds is None else tuple(seeds)
-    if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seeds):
-        raise TypeError(f"seeds={seeds!r}: give integers (the split indices), e.g. (0, 1, 2)")
+    parts = check_parts(parts, PARTS, DEFAULT_PARTS)
+    datasets = check_datasets(datasets, DATASETS) or (QUICK_DATASETS if quick else DATASETS)
+    part_seeds = _part_seeds(parts, seeds, quick)
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
     out_dir = out_dir / "quick" if quick else out_dir
-    started, grids, tables, versions = time.time(), _grids(datasets, seeds, data_home), {}, {}
+    started, tables, versions = time.time(), {}, {}
     for part in parts:
-        func, grid = grids[part]
+        func, grid = _grids(datasets, part_seeds[part], data_home)[part]
         df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
                       scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}")
         versions[part] = auto_version(func)
         tables[part] = df.drop(columns=["_cell"], errors="ignore")
         atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
-    done = [p for p in PARTS if (out_dir / _RUN_FILES[p]).exists()]
-    summarize(load_runs(out_dir, done), out_dir)   # the summaries cover every part run so far
-    design = dict(split="random 75/25 train/test; the last third of training for validation",
-                  k_grid="{2, 4}; {3} when K > 20", ridge_alpha=_ALPHAS, epcc="5 chains, C in {0.1, 1}",
-                  mlknn_k=10, losses=_LOSSES, onesided_losses=_OS_LOSSES, parts=list(parts), quick=quick)
-    write_meta(out_dir, chapter="prakel", seeds=seeds, design=design, datasets=list(datasets),
-               scheduler=scheduler, n_jobs=n_jobs, started=started, finished=time.time(),
-               code_version=versions)
+    _finish(out_dir, part_seeds, datasets, data_home, versions, quick=quick, started=started,
+            scheduler=scheduler, n_jobs=n_jobs)
+    return tables
+
+# %% ../../nbs/30a_prakel_experiments.ipynb #2061975b
+_CELL_KEYS = {"main": ["dataset", "repeat"], "csrakel": ["dataset", "repeat"],
+              "onesided": ["dataset", "repeat", "loss"]}
+
+def _versions(folder, part, frame):
+    "The code versions that wrote a part's table in `folder`: meta.json's, else the table's _version column."
+    if (folder / "meta.json").exists():
+        v = (read_meta(folder).get("code_version") or {}).get(part)
+        if v:
+            return [v] if isinstance(v, str) else list(v)
+    return sorted(frame["_version"].astype(str).unique()) if "_version" in frame else ["unknown"]
+
+def _merge_part(part, folders):
+    "One part's records from `folders`, in reproduce's grid order; a split found in two folders is an error."
+    frames = [pd.read_csv(d / _RUN_FILES[part]) for d in folders]
+    keys, seen = _CELL_KEYS[part], set()
+    for d, fr in zip(folders, frames):
+        cells = set(fr[keys].itertuples(index=False, name=None))
+        if cells & seen:
+            raise ValueError(f"{d}: {sorted(cells & seen)[:3]} … of part {part} are in another folder too")
+        seen |= cells
+    df = pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
+    datasets = [d for d in DATASETS if d in set(df["dataset"])] + sorted(set(df["dataset"]) - set(DATASETS))
+    seeds = sorted(int(s) for s in df["repeat"].unique())
+    pos = {tuple(c[k] for k in keys): i for i, c in enumerate(_grids(datasets, seeds, None)[part][1])}
+    at = [pos[c] for c in df[keys].itertuples(index=False, name=None)]
+    versions = sorted({v for d, fr in zip(folders, frames) for v in _versions(d, part, fr)})
+    return df.iloc[np.argsort(at, kind="stable")].reset_index(drop=True), seeds, datasets, versions
+
+# %% ../../nbs/30a_prakel_experiments.ipynb #c22663df
+def merge_runs(out_dir=None,   # results folder whose tables are extended (default: results_dir("prakel"))
+               sources=(),     # folders that `reproduce(out_dir=...)` wrote with further splits
+               data_home=None,
+              ) -> dict:       # part name -> the merged tidy DataFrame
+    "Add the splits in `sources` to out_dir's tables in reproduce's grid order; summaries, meta.json anew."
+    out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
+    folders = [out_dir] + [Path(s) for s in sources]
+    tables, part_seeds, versions, datasets = {}, {}, {}, []
+    for part, f in _RUN_FILES.items():
+        have = [d for d in folders if (d / f).exists()]
+        if not have:
+            continue
+        tables[part], part_seeds[part], ds, versions[part] = _merge_part(part, have)
+        datasets += [d for d in ds if d not in datasets]
+    for part, df in tables.items():   # only after every part merged: nothing is written on an error
+        atomic_write_csv(df, out_dir / _RUN_FILES[part])
+    _finish(out_dir, part_seeds, datasets, data_home, versions,
+            merged_from=[os.path.relpath(d, out_dir) for d in folders])
     return tables
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #8dacaa6a
