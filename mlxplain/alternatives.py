@@ -29,6 +29,8 @@ from sklearn.model_selection import train_test_split as _sk_train_test_split
 from sklearn.tree import DecisionTreeClassifier
 from ortools.sat.python import cp_model
 from ortools.linear_solver import pywraplp
+from fastcore.basics import patch
+from .checks import check_X
 
 # %% ../nbs/40_alternatives.ipynb #76c6df38
 def dice_dissimilarity(a, b) -> float:  # a, b: two feature sets (iterables of indices)
@@ -65,19 +67,11 @@ def dice_fixed_k_holds(s1, s2, k: int, tau: float) -> bool:  # s1, s2: 0/1 vecto
 OBJECTIVES = ("mi", "model_gain", "fcbf", "mrmr", "wrapper")
 UNIVARIATE = ("mi", "model_gain", "user")
 
-def _check_X(X, name="X"):
-    "Validate a feature matrix: 2-D, numeric, finite; CSR kept sparse."
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
-        return X
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2: raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or inf; impute or drop them before selecting features")
-    return X
+def _check_X(X, name="X"):  # (m, n) array, DataFrame or sparse matrix
+    "A float64 feature matrix (CSR kept sparse) from the shared `check_X`: 2-D, numeric, finite."
+    return check_X(X, name=name)
 
+# %% ../nbs/40_alternatives.ipynb #548dd01e
 # the reference implementation's fixed seed; random_state=None means this seed (deterministic by default)
 _SEED = 25
 def _seed(random_state): return _SEED if random_state is None else random_state
@@ -101,6 +95,7 @@ def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y
     return (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
             .fit(X, y).feature_importances_.astype(float))
 
+# %% ../nbs/40_alternatives.ipynb #6b36b4c7
 def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
     "n×n feature–feature mutual information (row j: MI of every feature with feature j), zero diagonal."
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
@@ -123,6 +118,7 @@ def _fcbf_pairs(rel, R):
     return [(j1, j2) for j1 in range(1, n) for j2 in range(j1)
             if rel[j1] <= R[j1, j2] or rel[j2] <= R[j2, j1]]
 
+# %% ../nbs/40_alternatives.ipynb #e7e7ee0c
 def mrmr_value(idx, rel, R) -> float:  # idx: selected features; rel: (n,); R: (n, n), zero diagonal
     "mRMR quality of one set (Eq. 13 with self-redundancy 0): mean relevance − mean pairwise redundancy."
     idx = np.asarray(idx, dtype=int)
@@ -166,6 +162,7 @@ class SolverOptions:
     nodes_disjoint: int = 5_000_000  # partition search (tau = 1): nodes at most
     time_share: float = 0.8  # share of the time limit the max-min searches use before CP-SAT gets the rest
 
+# %% ../nbs/40_alternatives.ipynb #7ee9912b
 def _search_budget(options: SolverOptions) -> dict:
     "The give-up points of the exact max-min searches, as a dict."
     return {key: getattr(options, key) for key in ("candidates", "nodes", "nodes_disjoint", "time_share")}
@@ -310,21 +307,36 @@ def _one_worker(seed, time_limit=None):
     if time_limit is not None: sol.parameters.max_time_in_seconds = time_limit
     return sol
 
+# %% ../nbs/40_alternatives.ipynb #d46f87c5
 def _counts_relaxation(q, k, n_sets, ov, precision=None, int_max=_CPSAT_INT_MAX):
-    "CP-SAT model of the count relaxation for sum-aggregation: c_j = number of sets using feature j."
+    "CP-SAT model of the count relaxation for sum-aggregation (q non-increasing): x[j][v] = [c_j = v]."
     m, n = cp_model.CpModel(), len(q)
     L = _int_multiplier("linear", k, n, n_sets, "sum", "fast", counts=True)
     scale = 10 ** _cpsat_precision(L, precision, int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
+    cq = [int(round(float(x) * scale)) for x in q]
     x = [[m.new_bool_var(f"x{j}_{v}") for v in range(n_sets + 1)] for j in range(n)]  # c_j = v
     for j in range(n): m.add_exactly_one(x[j])
     uses = range(1, n_sets + 1)
-    m.add(sum(v * x[j][v] for j in range(n) for v in uses) == n_sets * k)
+    c = [sum(v * x[j][v] for v in uses) for j in range(n)]
+    m.add(sum(c) == n_sets * k)
     pairs = sum((v * (v - 1) // 2) * x[j][v] for j in range(n) for v in range(2, n_sets + 1))
     m.add(pairs <= ov * n_sets * (n_sets - 1) // 2)
     m.add(sum(x[j][n_sets] for j in range(n)) <= ov)  # features in every set overlap every pair
-    m.maximize(sum(int(round(q[j] * scale)) * v * x[j][v] for j in range(n) for v in uses))
+    for j in range(n - 1):  # symmetry breaking within a tie group
+        if cq[j] == cq[j + 1]: m.add(c[j] >= c[j + 1])
+    m.maximize(sum(cq[j] * v * x[j][v] for j in range(n) for v in uses))
     return m, x
 
+def _cut_histogram(m, x, c, n_sets):
+    """No-good on the histogram of the count vector `c` (how many features have each count): whether `c` can
+    be realised depends only on its histogram, so every count vector with this histogram is cut off."""
+    H = np.bincount(np.asarray(c, dtype=int), minlength=n_sets + 1)
+    differs = [m.new_bool_var(f"h{v}") for v in range(1, n_sets + 1)]
+    for v, d in zip(range(1, n_sets + 1), differs):
+        m.add(sum(x[j][v] for j in range(len(x))) != int(H[v])).only_enforce_if(d)
+    m.add_bool_or(differs)
+
+# %% ../nbs/40_alternatives.ipynb #c87d1ade
 def _realize_counts(c, k, n_sets, ov, time_limit, seed):
     "Find n_sets sets of size k, feature j in exactly c[j] of them, pairwise overlap <= ov (or None)."
     m, n = cp_model.CpModel(), len(c)
@@ -350,7 +362,7 @@ def _realize_counts(c, k, n_sets, ov, time_limit, seed):
 def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=20, precision=None,
                          int_max=_CPSAT_INT_MAX):
     """Exact sum-aggregated simultaneous search for univariate qualities: maximise over count vectors
-    (a relaxation), then realise the best one as sets; unrealisable count vectors get a no-good cut."""
+    (a relaxation), then realise the best one as sets; an unrealisable count vector cuts off its histogram."""
     t0, ov = time.perf_counter(), max_overlap(k, tau)
     def left(): return None if time_limit is None else time_limit - (time.perf_counter() - t0)
     m, x = _counts_relaxation(q, k, n_sets, ov, precision, int_max)
@@ -366,8 +378,7 @@ def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=
         if how == "unknown": sets, how = _realize_counts(c, k, n_sets, ov, left(), seed)
         if sets is not None: return sets, "optimal"
         if how == "unknown": return None, "not solved"
-        # no-good: this count vector is not realisable
-        m.add(sum(x[j][c[j]] for j in range(len(q))) <= len(q) - 1)
+        _cut_histogram(m, x, c, n_sets)  # no-good: no count vector with this histogram is realisable
     return None, "rounds"  # relaxation too loose here: the caller falls back to the full model
 
 class _GiveUp(Exception): "A search budget (nodes, candidates or time) ran out."
@@ -411,6 +422,7 @@ def _realize_counts_dfs(c, k, n_sets, ov, max_nodes=20_000):
         return None, "unknown"
     return None, "infeasible"
 
+# %% ../nbs/40_alternatives.ipynb #c1a9df1a
 def _top_subsets(c, k):
     "All k-subsets of range(len(c)) (c: integers, non-increasing) as (sum, tuple), by non-increasing sum."
     nf = len(c)
@@ -430,6 +442,53 @@ def _top_subsets(c, k):
                     heapq.heappush(heap, (v + c[I[t]] - c[nx], J))
 
 # %% ../nbs/40_alternatives.ipynb #77029c6c
+def _pigeonhole_ok(vals, gl, T, k) -> bool:
+    "j of the gl groups hold none of the gl - j largest values; their j*k values must reach j*T, every j."
+    return all(sum(vals[gl - j:gl - j + j * k]) >= j * T for j in range(1, gl + 1))
+
+def _partners(rv, j, lo, hi):
+    """Index tuples of j more items of rv (non-increasing) whose sum lies in [lo, hi], smallest first (tight
+    groups leave most to the others); equal values are interchangeable, so each value multiset comes once."""
+    n, seen, pick = len(rv), set(), []
+    def rec(p, j, s):
+        if j == 0:
+            key = tuple(rv[q] for q in pick)
+            if lo <= s <= hi and key not in seen:
+                seen.add(key)
+                yield tuple(pick)
+            return
+        small = sum(rv[n - j + 1:])  # the j - 1 smallest items
+        for q in range(n - j, p - 1, -1):
+            if s + rv[q] + small > hi: break  # rv[q] only grows as q falls
+            if s + rv[q] + sum(rv[q + 1:q + j]) < lo: continue  # even the largest partners are too small
+            pick.append(q)
+            yield from rec(q + 1, j - 1, s + rv[q])
+            pick.pop()
+    yield from rec(0, j, 0)
+
+# %% ../nbs/40_alternatives.ipynb #21a33227
+def _complete(st, idx, gl, T):
+    "gl groups of k from the items idx (non-increasing values), every sum >= T; or None. `st`: search state."
+    st["nodes"] += 1
+    late = st["deadline"] is not None and st["nodes"] % 256 == 0 and time.perf_counter() > st["deadline"]
+    if st["nodes"] > st["max_nodes"] or late: raise _GiveUp("gave up")
+    c, k, fail = st["c"], st["k"], st["fail"]
+    vals = [c[i] for i in idx]
+    R = sum(vals)
+    if gl == 1: return [tuple(idx)] if R >= T else None
+    key = tuple(vals)
+    if fail.get(key, math.inf) <= T or not _pigeonhole_ok(vals, gl, T, k):
+        fail[key] = min(T, fail.get(key, math.inf))
+        return None
+    rest, rv = idx[1:], vals[1:]
+    for pk in _partners(rv, k - 1, T - vals[0], R - (gl - 1) * T - vals[0]):
+        chosen = set(pk)
+        res = _complete(st, [rest[q] for q in range(len(rv)) if q not in chosen], gl - 1, T)
+        if res is not None: return [(idx[0],) + tuple(rest[q] for q in pk)] + res
+    fail[key] = T
+    return None
+
+# %% ../nbs/40_alternatives.ipynb #5b3fbbeb
 def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     """Exact max-min simultaneous search for tau = 1 (disjoint sets) and univariate qualities: balanced
     multi-way number partitioning of the n_sets * k largest integers of c (non-increasing) into n_sets
@@ -441,58 +500,17 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     B = {**_search_budget(SolverOptions()), **(budget or {})}
     g, c = n_sets, [int(x) for x in c[:n_sets * k]]
     groups, sums = [[] for _ in range(g)], [0] * g
-    # start: the LPT rule of Greedy Balancing (largest item to the open group with least sum)
-    for i in range(g * k):
+    for i in range(g * k):  # the LPT rule of Greedy Balancing: largest item to the open group with least sum
         l = min((l for l in range(g) if len(groups[l]) < k), key=lambda l: (sums[l], l))
         groups[l].append(i)
         sums[l] += c[i]
     best, best_groups = min(sums), [tuple(G) for G in groups]
-    fail, nodes = {}, 0  # fail: values left -> least T shown unreachable with them (so is every larger T)
-
-    def pigeonhole_ok(vals, gl, T):  # j of the gl groups contain none of the gl - j largest values;
-        return all(sum(vals[gl - j:gl - j + j * k]) >= j * T for j in range(1, gl + 1))  # their j*k reach j*T
-
-    def complete(idx, gl, T):  # gl groups of k from the items idx (non-increasing values), sums >= T; or None
-        nonlocal nodes
-        nodes += 1
-        late = deadline is not None and nodes % 256 == 0 and time.perf_counter() > deadline
-        if nodes > B["nodes_disjoint"] or late:
-            raise _GiveUp("gave up")
-        vals = [c[i] for i in idx]
-        R = sum(vals)
-        if gl == 1: return [tuple(idx)] if R >= T else None
-        key = tuple(vals)
-        if fail.get(key, math.inf) <= T or not pigeonhole_ok(vals, gl, T):
-            fail[key] = min(T, fail.get(key, math.inf))
-            return None
-        # the largest item's group: k - 1 more items, sum in [T, R - (gl - 1) T], so the others can reach T
-        lo, hi, rest, rv = T - vals[0], R - (gl - 1) * T - vals[0], idx[1:], vals[1:]
-        n, seen, pick = len(rv), set(), []
-        def groups_of(p, j, s):  # j more of rv[p:], smallest first (tight groups leave most to the others)
-            if j == 0:
-                key_ = tuple(rv[q] for q in pick)  # equal values are interchangeable
-                if lo <= s <= hi and key_ not in seen:
-                    seen.add(key_)
-                    yield tuple(pick)
-                return
-            small = sum(rv[n - j + 1:])  # the j - 1 smallest items
-            for q in range(n - j, p - 1, -1):
-                if s + rv[q] + small > hi: break  # rv[q] only grows as q falls
-                if s + rv[q] + sum(rv[q + 1:q + j]) < lo: continue  # even the largest partners are too small
-                pick.append(q)
-                yield from groups_of(q + 1, j - 1, s + rv[q])
-                pick.pop()
-        for pk in groups_of(0, k - 1, 0):
-            chosen = set(pk)
-            res = complete([rest[q] for q in range(n) if q not in chosen], gl - 1, T)
-            if res is not None: return [(idx[0],) + tuple(rest[q] for q in pk)] + res
-        fail[key] = T
-        return None
-
+    # fail: values left -> least T shown unreachable with them (so is every larger T)
+    st = {"c": c, "k": k, "fail": {}, "nodes": 0, "max_nodes": B["nodes_disjoint"], "deadline": deadline}
     ub = min(sum(c[g - j:g - j + j * k]) // j for j in range(1, g + 1))  # the pigeonhole bound at the root
     try:
-        while best < ub:  # raise the target above the incumbent until no partition reaches it
-            res = complete(list(range(g * k)), g, best + 1)
+        while best < ub:
+            res = _complete(st, list(range(g * k)), g, best + 1)
             if res is None:
                 ub = best
                 break
@@ -552,6 +570,7 @@ def _set_variables(m, nf, n_sets, k, ov, must, fixed_sets, pos):
             if len(inF) > ov: m.add(m.sum(inF) <= ov)
     return S
 
+# %% ../nbs/40_alternatives.ipynb #8f1b5dd9
 def _pairs_paper(m, S, nf, ov):
     "Eq. 6: a product variable per pair of sets and feature (three constraints each), at most ov per pair."
     for l1 in range(len(S)):
@@ -613,6 +632,7 @@ def _set_qualities(m, problem, feats, pos, S, k, big_m: bool):
     cr_max = max(max(abs(c) for c in row) for row in CR)
     return Q, lambda: k * max(abs(c) for c in crel) + k * (k - 1) * cr_max + 1
 
+# %% ../nbs/40_alternatives.ipynb #d2dc46bd
 def _aggregate(m, Q, bound, aggregation, ordered: bool, min_ub=None):
     "Maximise the sum (Eq. 17) or the minimum (Eq. 19) of the set qualities; `ordered`: Q(s0) >= Q(s1) >= ..."
     if not Q: return
@@ -650,6 +670,7 @@ def _model_fast(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggrega
         m.extra["linearization_level"] = 2  # measured: helps sum-, hurts min-aggregation
     return S
 
+# %% ../nbs/40_alternatives.ipynb #e3e881a3
 def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
                  time_limit,
                  precision, random_state, n_jobs, options, min_ub=None, return_model=False):
@@ -694,6 +715,7 @@ def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_
         _best_first(sets, problem["q"])
     return sets, status, secs
 
+# %% ../nbs/40_alternatives.ipynb #13d4f49e
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
@@ -734,9 +756,9 @@ def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation,
         raise ValueError(f"tau={tau!r}: tau must be a number in [0, 1]")
     if not _is_int(n_sets) or n_sets < 1: raise ValueError(f"n_sets={n_sets!r}: must be an integer >= 1")
     if formulation == "fast" and solver != "cpsat":
-        raise ValueError("formulation='fast' needs solver='cpsat'")
-    if formulation not in ("paper", "fast"):
-        raise ValueError(f"formulation={formulation!r}: use 'paper' or 'fast'")
+        raise ValueError("formulation='fast' needs solver='cpsat' (or use formulation='auto')")
+    if formulation not in _FORMULATIONS:
+        raise ValueError(f"formulation={formulation!r}: use one of {_FORMULATIONS}")
     if aggregation not in ("sum", "min"): raise ValueError(f"aggregation={aggregation!r}: use 'sum' or 'min'")
     if solver not in ("cpsat", "scip"): raise ValueError(f"solver={solver!r}: use 'cpsat' or 'scip'")
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, number)
@@ -745,7 +767,39 @@ def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation,
     if options is not None and not isinstance(options, SolverOptions):
         raise ValueError(f"options={options!r}: give a SolverOptions or None (the defaults)")
 
+# %% ../nbs/40_alternatives.ipynb #23411108
+_FORMULATIONS = ("auto", "paper", "fast")
+
+def _resolve_formulation(formulation: str, solver: str) -> str:
+    "The formulation 'auto' stands for: 'fast' on CP-SAT (exact and fastest there), 'paper' on SCIP."
+    if formulation != "auto": return formulation
+    return "fast" if solver == "cpsat" else "paper"
+
 # %% ../nbs/40_alternatives.ipynb #74a8b322
+def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precision, random_state, options):
+    """The exact searches of the fast formulation: (result or None, time left per set, their seconds, upper
+    bound, incumbent). A result is final; otherwise the model gets the time left and what they proved."""
+    ov, t_pre, min_ub, incumbent = max_overlap(k, tau), 0.0, None, None
+    if aggregation == "sum":
+        sets, status, t_pre = _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision,
+                                            random_state, options)
+        if status != "rounds": return (sets, status, t_pre), time_limit, t_pre, None, None
+    # (tau = 1 with fewer than n_sets * k features: infeasible, for the model to say)
+    elif not (ov == 0 and n_sets * k > len(feats)):
+        sets, status, t_pre, min_ub, incumbent = _solve_max_min(problem, feats, k, tau, n_sets, time_limit,
+                                                                 precision, options)
+        if status != "gave up": return (sets, status, t_pre), time_limit, t_pre, None, None
+    if time_limit is not None and t_pre: time_limit = max(0.01, time_limit - t_pre / n_sets)
+    return None, time_limit, t_pre, min_ub, incumbent
+
+def _better_of(q, sets, status, incumbent):
+    "CP-SAT's sets or the partition search's incumbent, whichever has the larger minimum quality."
+    def weakest(ss): return min(q[s_].sum() for s_ in ss)
+    if sets[0] is None or weakest(incumbent) > weakest(sets):
+        return sorted(incumbent, key=lambda s_: -q[s_].sum()), "feasible"
+    return sets, status
+
+# %% ../nbs/40_alternatives.ipynb #934bb307
 def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), 'n'; 'q', 'rel', 'R', 'pairs'
                        k: int,  # size of every set
                        tau: float,  # Dice threshold in [0, 1]
@@ -753,7 +807,7 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
                        fixed_sets=(),  # already known sets the new ones must be alternatives to
                        aggregation: str = "sum",  # 'sum' (Eq. 17) or 'min' (Eq. 18/19) over the n_sets
                        solver: str = "cpsat",  # 'cpsat' or 'scip'
-                       formulation: str = "paper",  # 'paper' or 'fast' (CP-SAT only)
+                       formulation: str = "paper",  # 'paper', 'fast' (CP-SAT only) or 'auto' (see above)
                        time_limit: float | None = 60.0,  # seconds per unknown set (paper: 60); None: no limit
                        preselect: bool = False,  # drop all but the (a+1)k best features (univariate only)
                        must=(), must_not=(),  # features forced into / out of every set
@@ -765,35 +819,24 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     "One solver call of alternative feature selection; returns (sets, status, seconds)."
     _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation, time_limit, options)
     options = SolverOptions() if options is None else options
+    formulation = _resolve_formulation(formulation, solver)
     kind, ov = problem["kind"], max_overlap(k, tau)
     must, must_not = np.asarray(must, dtype=int), np.asarray(must_not, dtype=int)
     feats = np.setdiff1d(np.arange(problem["n"]), must_not)
     if preselect and kind == "linear":
         feats = _preselect(problem["q"], (n_sets + len(fixed_sets)) * k, must, must_not)
-    shortcut = (formulation == "fast" and kind == "linear" and n_sets > 1 and not len(fixed_sets)
-                # the exact searches of the fast formulation
-                and not len(must) and not return_model and ov < k)
     t_pre, min_ub, incumbent = 0.0, None, None
-    if shortcut and aggregation == "sum":
-        sets, status, t_pre = _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision,
-                                            random_state, options)
-        if status != "rounds": return sets, status, t_pre
-        if time_limit is not None: time_limit = max(0.01, time_limit - t_pre / n_sets)
-    # (that case: infeasible)
-    if shortcut and aggregation == "min" and not (ov == 0 and n_sets * k > len(feats)):
-        sets, status, t_pre, min_ub, incumbent = _solve_max_min(problem, feats, k, tau, n_sets, time_limit,
-                                                                 precision, options)
-        if status != "gave up": return sets, status, t_pre
-        if time_limit is not None: time_limit = max(0.01, time_limit - t_pre / n_sets)
+    if (formulation == "fast" and kind == "linear" and n_sets > 1 and not len(fixed_sets) and not len(must)
+            and not return_model and ov < k):
+        done, time_limit, t_pre, min_ub, incumbent = _shortcuts(problem, feats, k, tau, n_sets, aggregation,
+                                                                time_limit, precision, random_state, options)
+        if done is not None: return done
     out = _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
                        time_limit, precision, random_state, n_jobs, options, min_ub, return_model)
     if return_model: return out
     sets, status, secs = out
-    # the partition search gave up: its best may beat CP-SAT's
-    if incumbent is not None and status != "optimal":
-        def weakest(ss): return min(problem["q"][s_].sum() for s_ in ss)
-        if sets[0] is None or weakest(incumbent) > weakest(sets):
-            sets, status = sorted(incumbent, key=lambda s_: -problem["q"][s_].sum()), "feasible"
+    if incumbent is not None and status != "optimal":  # the partition search gave up: its best may be better
+        sets, status = _better_of(problem["q"], sets, status, incumbent)
     return sets, status, secs + t_pre
 
 # %% ../nbs/40_alternatives.ipynb #59006a55
@@ -832,6 +875,7 @@ def greedy_balancing(q, k: int, n_alternatives: int, tau: float):  # q: (n,) uni
         Qrel[l] += q[j]
     return [np.sort(np.array(s, dtype=int)) for s in sets]
 
+# %% ../nbs/40_alternatives.ipynb #6dafbbeb
 def greedy_depth_search(q, k: int, n_alternatives: int, tau: float,  # q: (n,) univariate qualities
                         # candidate k-subsets examined at most (None: no cap)
                         max_iters: int | None = 1_000_000,
@@ -858,7 +902,6 @@ def greedy_depth_search(q, k: int, n_alternatives: int, tau: float,  # q: (n,) u
     statuses = ["feasible"] * len(sets) + [missing] * (n_alternatives + 1 - len(sets))
     sets = sets + [None] * (n_alternatives + 1 - len(sets))
     return (sets, statuses) if return_statuses else sets
-
 
 # %% ../nbs/40_alternatives.ipynb #6e4cb797
 def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision tree
@@ -918,8 +961,10 @@ def _check_indices(name, idx, n):
         raise ValueError(f"{name}={idx!r}: give integer feature indices in [0, {n - 1}]")
     return np.unique(a.astype(int).ravel())
 
-def _check_y(y, n_rows=None):
+# %% ../nbs/40_alternatives.ipynb #49cb5480
+def _check_y(y, n_rows=None):  # y: (m,) class labels, numbers or strings; n_rows: the rows of X
     "Class labels as a 1-D array (an (m, 1) column is accepted); checks the row count against X."
+    if y is None: raise ValueError("y is None: pass one class label per row of X")
     shape = y.shape if sp.issparse(y) else np.shape(y)
     if len(shape) == 2 and shape[1] == 1: y = np.asarray(y.toarray() if sp.issparse(y) else y).ravel()
     elif len(shape) != 1:
@@ -927,11 +972,11 @@ def _check_y(y, n_rows=None):
                          "for multi-label Y use one column per fit or label_specific_alternatives")
     y = np.asarray(y)
     if n_rows is not None and len(y) != n_rows:
-        raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or inf; drop those rows")
+        raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries: they must describe the same rows")
+    if y.dtype.kind in "biuf": check_X(y.reshape(-1, 1), name="y")  # NaN / inf, with the first bad row
     return y
 
+# %% ../nbs/40_alternatives.ipynb #aa59bd2d
 class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
     "Find a feature set and `n_alternatives` alternatives, each differing by Dice dissimilarity >= `tau`."
     def __init__(self,
@@ -943,7 +988,8 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  aggregation: str = "sum",  # 'sum' or 'min' over sets (simultaneous search)
                  method: str = "solver",  # 'solver', 'greedy_replacement', 'greedy_balancing', 'greedy_depth'
                  solver: str = "cpsat",  # 'cpsat' or 'scip'
-                 formulation: str = "paper",  # 'paper' (Eqs. 6, 14) or 'fast' (CP-SAT symmetry breaking)
+                 # 'auto' (fastest exact: 'fast' on CP-SAT, else 'paper'), 'paper' (Eqs. 6, 14) or 'fast'
+                 formulation: str = "auto",
                  time_limit: float | None = None,  # seconds per set; None = 60 s (the paper)
                  preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
                  must_select=None,  # features every set must contain
@@ -959,231 +1005,308 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
         for key, v in locals().items():
             if key != "self": setattr(self, key, v)
 
-    # -- validation -------------------------------------------------------------------------
-    def _validate(self, X, y):
-        obj = self.objective
-        user = not isinstance(obj, str)
-        _check_feature_names(self, X, reset=True)  # feature_names_in_ from a DataFrame (removed otherwise)
-        self._encoder = None
-        if user:
-            q = np.asarray(obj, dtype=float)
-            if q.ndim != 1:
-                raise ValueError("objective as qualities must be 1-D (one value per feature), "
-                                 f"got shape {q.shape}")
-            if not np.all(np.isfinite(q)):
-                raise ValueError("objective qualities contain NaN or inf; give finite values")
-            n = len(q)
-            if X is not None:
-                X = _check_X(X)
-                if X.shape[1] != n:
-                    raise ValueError(f"X has {X.shape[1]} features but objective has {n} qualities")
-        else:
-            if obj not in OBJECTIVES:
-                raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
-            if X is None or y is None: raise ValueError(f"objective={obj!r} needs X and y")
+    def _get_support_mask(self): return self.get_support()  # SelectorMixin's hook: the set `use_alternative`
+
+# %% ../nbs/40_alternatives.ipynb #41440f6c
+@patch
+def _validate_data(self: AlternativeFeatureSelector, X, y):
+    "Validated (X, y, n_features, kind); sets `feature_names_in_` and the label encoder."
+    obj = self.objective
+    _check_feature_names(self, X, reset=True)  # feature_names_in_ from a DataFrame (removed otherwise)
+    self._encoder = None
+    if not isinstance(obj, str):
+        q = np.asarray(obj, dtype=float)
+        if q.ndim != 1:
+            raise ValueError(f"objective as qualities must be 1-D (one value per feature), "
+                             f"got shape {q.shape}")
+        if not np.all(np.isfinite(q)):
+            raise ValueError("objective qualities contain NaN or inf; give finite values")
+        if X is not None:
             X = _check_X(X)
-            n = X.shape[1]
-            y = _check_y(y, X.shape[0])
-            self._encoder = LabelEncoder().fit(y) if y.dtype.kind in "OUS" else None  # strings -> 0..C-1
-            if self._encoder is not None: y = self._encoder.transform(y)
-        if (isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.integer, np.floating))
-                or not (0 <= self.tau <= 1)):
-            raise ValueError(f"tau={self.tau!r}: tau must be a number in [0, 1] "
-                             "(0 allows identical sets, 1 forbids any overlap)")
-        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or not (1 <= self.k <= n):
-            raise ValueError(f"k={self.k!r}: k must be an integer in [1, n_features={n}]")
-        if (isinstance(self.n_alternatives, bool) or not isinstance(self.n_alternatives, (int, np.integer))
-                or self.n_alternatives < 0):
-            raise ValueError(f"n_alternatives={self.n_alternatives!r}: must be an integer >= 0")
-        if self.search not in ("sequential", "simultaneous"):
-            raise ValueError(f"search={self.search!r}: use 'sequential' or 'simultaneous'")
-        if self.aggregation not in ("sum", "min"):
-            raise ValueError(f"aggregation={self.aggregation!r}: use 'sum' or 'min'")
-        if self.method not in _METHODS: raise ValueError(f"method={self.method!r}: use one of {_METHODS}")
-        if self.solver not in ("cpsat", "scip"):
-            raise ValueError(f"solver={self.solver!r}: use 'cpsat' or 'scip'")
-        if self.formulation not in ("paper", "fast"):
-            raise ValueError(f"formulation={self.formulation!r}: use 'paper' or 'fast'")
-        if self.formulation == "fast" and self.solver != "cpsat":
-            raise ValueError("formulation='fast' needs solver='cpsat'")
-        tl = self.time_limit
-        number = (int, float, np.integer, np.floating)
-        if tl is not None and (isinstance(tl, bool) or not isinstance(tl, number) or not 0 < tl < math.inf):
-            raise ValueError(f"time_limit={tl!r}: seconds per set in (0, inf), or None (the paper's 60 s)")
-        ua, a = self.use_alternative, self.n_alternatives
-        if isinstance(ua, bool) or not isinstance(ua, (int, np.integer)) or not 0 <= ua <= a:
-            raise ValueError(f"use_alternative={ua!r}: must be an integer in [0, n_alternatives={a}]")
-        self._rs = _resolve_seed(self.random_state)
-        kind = "user" if user else obj
-        if self.method != "solver" and kind not in UNIVARIATE:
-            raise ValueError(f"method={self.method!r} needs univariate qualities "
-                             f"(objective 'mi', 'model_gain' or a vector), got {kind!r}")
-        if self.mi_estimator not in ("regression", "classif"):
-            raise ValueError(f"mi_estimator={self.mi_estimator!r}: use 'regression' (as alfese) or 'classif'")
-        if kind == "mrmr" and self.k < 2:
-            raise ValueError("objective='mrmr' needs k >= 2 (redundancy is averaged over pairs)")
-        must = _check_indices("must_select", self.must_select, n)
-        must_not = _check_indices("must_not_select", self.must_not_select, n)
-        if np.intersect1d(must, must_not).size:
-            raise ValueError("a feature is in both must_select and must_not_select")
-        if len(must) > self.k: raise ValueError(f"must_select has {len(must)} features but k={self.k}")
-        if (len(must) or len(must_not)) and self.method != "solver":
-            raise ValueError("must_select / must_not_select need method='solver' "
-                             "(the heuristics cannot take constraints)")
-        return X, y, n, kind, must, must_not
+            if X.shape[1] != len(q):
+                raise ValueError(f"X has {X.shape[1]} features but objective has {len(q)} qualities")
+        return X, y, len(q), "user"
+    if obj not in OBJECTIVES:
+        raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
+    if X is None or y is None: raise ValueError(f"objective={obj!r} needs X and y")
+    X = _check_X(X)
+    y = _check_y(y, X.shape[0])
+    self._encoder = LabelEncoder().fit(y) if y.dtype.kind in "OUS" else None  # strings -> 0..C-1
+    if self._encoder is not None: y = self._encoder.transform(y)
+    return X, y, X.shape[1], obj
 
-    def _problem(self, X, y, kind):
-        rs = self._rs
-        if kind == "user":
-            return {"kind": "linear", "q": np.asarray(self.objective, dtype=float), "n": len(self.objective)}
-        if kind == "mi":
-            return {"kind": "linear", "q": mi_qualities(X, y, rs, self.mi_estimator), "n": X.shape[1]}
-        if kind == "model_gain":
-            return {"kind": "linear", "q": model_gain_qualities(X, y, rs), "n": X.shape[1]}
-        if kind == "wrapper": return {"kind": "wrapper", "n": X.shape[1]}
-        rel, R = _mrmr_data(X, y, rs, self.mi_estimator)
-        if kind == "mrmr": return {"kind": "mrmr", "rel": rel, "R": R, "n": X.shape[1]}
-        # fcbf: normalised MI objective, raw MI in the constraints
-        q = rel / rel.sum() if rel.sum() > 0 else rel
-        return {"kind": "fcbf", "q": q, "pairs": _fcbf_pairs(rel, R), "n": X.shape[1]}
+# %% ../nbs/40_alternatives.ipynb #cecf9f6c
+@patch
+def _validate_search(self: AlternativeFeatureSelector, n: int):
+    "Check tau, k, n_alternatives, search, aggregation, method, solver, formulation and time_limit."
+    number = (int, float, np.integer, np.floating)
+    if isinstance(self.tau, bool) or not isinstance(self.tau, number) or not (0 <= self.tau <= 1):
+        raise ValueError(f"tau={self.tau!r}: tau must be a number in [0, 1] "
+                         "(0 allows identical sets, 1 forbids any overlap)")
+    if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or not (1 <= self.k <= n):
+        raise ValueError(f"k={self.k!r}: k must be an integer in [1, n_features={n}]")
+    a = self.n_alternatives
+    if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a < 0:
+        raise ValueError(f"n_alternatives={a!r}: must be an integer >= 0")
+    if self.search not in ("sequential", "simultaneous"):
+        raise ValueError(f"search={self.search!r}: use 'sequential' or 'simultaneous'")
+    if self.aggregation not in ("sum", "min"):
+        raise ValueError(f"aggregation={self.aggregation!r}: use 'sum' or 'min'")
+    if self.method not in _METHODS: raise ValueError(f"method={self.method!r}: use one of {_METHODS}")
+    if self.solver not in ("cpsat", "scip"):
+        raise ValueError(f"solver={self.solver!r}: use 'cpsat' or 'scip'")
+    if self.formulation not in _FORMULATIONS:
+        raise ValueError(f"formulation={self.formulation!r}: use one of {_FORMULATIONS}")
+    if self.formulation == "fast" and self.solver != "cpsat":
+        raise ValueError("formulation='fast' needs solver='cpsat' (or use formulation='auto')")
+    tl = self.time_limit
+    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, number) or not 0 < tl < math.inf):
+        raise ValueError(f"time_limit={tl!r}: seconds per set in (0, inf), or None (the paper's 60 s)")
+    ua = self.use_alternative
+    if isinstance(ua, bool) or not isinstance(ua, (int, np.integer)) or not 0 <= ua <= a:
+        raise ValueError(f"use_alternative={ua!r}: must be an integer in [0, n_alternatives={a}]")
 
-    def _quality(self, idx, problem=None):
-        p = problem or self.problem_
-        if idx is None: return float("nan")
-        if p["kind"] in ("linear", "fcbf"): return float(p["q"][idx].sum())
-        if p["kind"] == "mrmr": return mrmr_value(idx, p["rel"], p["R"])
-        raise ValueError("wrapper qualities come from the search")
+# %% ../nbs/40_alternatives.ipynb #f1f7ca05
+@patch
+def _validate(self: AlternativeFeatureSelector, X, y):
+    "All of `fit`'s checks; returns (X, y, n_features, kind, must, must_not)."
+    X, y, n, kind = self._validate_data(X, y)
+    self._validate_search(n)
+    self._rs = _resolve_seed(self.random_state)
+    if self.method != "solver" and kind not in UNIVARIATE:
+        raise ValueError(f"method={self.method!r} needs univariate qualities "
+                         f"(objective 'mi', 'model_gain' or a vector), got {kind!r}")
+    if self.mi_estimator not in ("regression", "classif"):
+        raise ValueError(f"mi_estimator={self.mi_estimator!r}: use 'regression' (as alfese) or 'classif'")
+    if kind == "mrmr" and self.k < 2:
+        raise ValueError("objective='mrmr' needs k >= 2 (redundancy is averaged over pairs)")
+    must = _check_indices("must_select", self.must_select, n)
+    must_not = _check_indices("must_not_select", self.must_not_select, n)
+    if np.intersect1d(must, must_not).size:
+        raise ValueError("a feature is in both must_select and must_not_select")
+    if len(must) > self.k: raise ValueError(f"must_select has {len(must)} features but k={self.k}")
+    if (len(must) or len(must_not)) and self.method != "solver":
+        raise ValueError("must_select / must_not_select need method='solver' "
+                         "(the heuristics cannot take constraints)")
+    return X, y, n, kind, must, must_not
 
-    # -- fitting ------------------------------------------------------------------------------
-    def fit(self,
-            X=None,  # (m, n) array, DataFrame or CSR; optional when `objective` is a quality vector
-            y=None):  # (m,) class labels, numbers or strings
-        "Search the original feature set and its alternatives; results in `feature_sets_`, `results_`."
-        X, y, n, kind, must, must_not = self._validate(X, y)
-        return self._fit_problem(X, y, n, kind, must, must_not, self._problem(X, y, kind))
+# %% ../nbs/40_alternatives.ipynb #2cb8ba7a
+@patch
+def estimate_problem(self: AlternativeFeatureSelector,
+                     X=None,  # (m, n) array, DataFrame or CSR (not needed for a quality vector)
+                     y=None) -> dict:  # (m,) class labels; strings are encoded as in `fit`
+    "The quality problem of (X, y) for the selector's objective: the dict `fit` searches (`problem_`)."
+    obj = self.objective
+    if not isinstance(obj, str):
+        q = np.asarray(obj, dtype=float)
+        return {"kind": "linear", "q": q, "n": len(q)}
+    if obj not in OBJECTIVES:
+        raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
+    if X is None or y is None: raise ValueError(f"objective={obj!r} needs X and y")
+    X = _check_X(X)
+    y = _check_y(y, X.shape[0])
+    if y.dtype.kind in "OUS":  # the labels as fit encoded them (a fresh encoding before fit)
+        enc = getattr(self, "_encoder", None)
+        y = (enc if enc is not None else LabelEncoder().fit(y)).transform(y)
+    return _estimate_problem(X, y, obj, _resolve_seed(self.random_state), self.mi_estimator)
 
-    def _fit_problem(self, X, y, n, kind, must, must_not, problem):
-        "Run the search on an already computed problem (lets experiments reuse costly MI estimates)."
-        self._must, self._must_not = must, must_not
-        if not hasattr(self, "_rs"): self._rs = _resolve_seed(self.random_state)
-        self.n_features_in_, self.kind_ = n, kind
-        self.problem_ = problem
-        self._Xy = (X, y) if kind == "wrapper" else None
-        self.feature_sets_, self.qualities_, self.statuses_, self.times_ = [], [], [], []
-        tl = 60.0 if self.time_limit is None else self.time_limit
-        if self.method != "solver":
-            fn, self.search_ = _HEURISTICS[self.method]
-            t0 = time.perf_counter()
-            if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
-                sets, sts = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau,
-                               time_limit=tl * (self.n_alternatives + 1), return_statuses=True)
-            else:
-                sets = fn(self.problem_["q"], self.k, self.n_alternatives, self.tau)
-                sts = ["feasible" if s is not None else "not solved" for s in sets]
-            dt = (time.perf_counter() - t0) / len(sets)  # one call for all sets: each set gets an equal share
-            for s, st in zip(sets, sts): self._append(s, self._quality(s), st, dt)
-        elif self.search == "sequential":
-            self.search_ = "sequential"
-            for _ in range(self.n_alternatives + 1): self._step(tl)
-        else:
-            self.search_ = "simultaneous"
-            a1 = self.n_alternatives + 1
-            if kind == "wrapper":
-                sets, quals, st, dt, _ = greedy_wrapper(
-                    X, y, self.k, self.tau, a1, (), self.aggregation, self.solver, tl, self.max_iters,
-                    self._must, self._must_not, self._rs, self.n_jobs)
-            else:
-                sets, st, dt = solve_alternatives(
-                    self.problem_, self.k, self.tau, a1, (), self.aggregation, self.solver, self.formulation,
-                    tl, self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
-                quals = [self._quality(s) for s in sets]
-            for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)  # one call: equal shares
-        self._build_results()
-        return self
+# %% ../nbs/40_alternatives.ipynb #245d9a26
+def _estimate_problem(X, y, kind, rs, mi_estimator) -> dict:
+    "The problem dict of a named objective on validated data."
+    n = X.shape[1]
+    if kind == "mi": return {"kind": "linear", "q": mi_qualities(X, y, rs, mi_estimator), "n": n}
+    if kind == "model_gain": return {"kind": "linear", "q": model_gain_qualities(X, y, rs), "n": n}
+    if kind == "wrapper": return {"kind": "wrapper", "n": n}
+    rel, R = _mrmr_data(X, y, rs, mi_estimator)
+    if kind == "mrmr": return {"kind": "mrmr", "rel": rel, "R": R, "n": n}
+    q = rel / rel.sum() if rel.sum() > 0 else rel
+    return {"kind": "fcbf", "q": q, "pairs": _fcbf_pairs(rel, R), "n": n}
 
-    def _append(self, s, q, st, dt):
-        self.feature_sets_.append(s)
-        self.qualities_.append(q)
-        self.statuses_.append(st)
-        self.times_.append(dt)
+_PROBLEM_KIND = {"user": "linear", "mi": "linear", "model_gain": "linear", "fcbf": "fcbf", "mrmr": "mrmr",
+                 "wrapper": "wrapper"}
 
-    def _step(self, tl):
-        fixed = [s for s in self.feature_sets_ if s is not None]
-        if self.kind_ == "wrapper":
-            X, y = self._Xy
-            sets, quals, st, dt, _ = greedy_wrapper(X, y, self.k, self.tau, 1, fixed, "sum", self.solver, tl,
-                                                    self.max_iters, self._must, self._must_not, self._rs,
-                                                    self.n_jobs)
-            self._append(sets[0], quals[0], st, dt)
-        else:
-            sets, st, dt = solve_alternatives(
-                self.problem_, self.k, self.tau, 1, fixed, "sum", self.solver, self.formulation, tl,
-                self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
-            self._append(sets[0], self._quality(sets[0]), st, dt)
+# %% ../nbs/40_alternatives.ipynb #f0594a8e
+@patch
+def set_quality(self: AlternativeFeatureSelector,
+                features,  # feature indices of one set (None: a set not found, NaN)
+                problem: dict | None = None) -> float:  # a problem (None: `problem_` of the fit)
+    "Objective value of the feature set `features` (Eq. 11, 12 or 13); NaN for None."
+    p = problem if problem is not None else getattr(self, "problem_", None)
+    if p is None: raise ValueError("call fit first or pass a problem (estimate_problem(X, y))")
+    if features is None: return float("nan")
+    idx = np.asarray(features, dtype=int)
+    if p["kind"] in ("linear", "fcbf"): return float(p["q"][idx].sum())
+    if p["kind"] == "mrmr": return mrmr_value(idx, p["rel"], p["R"])
+    raise ValueError("wrapper qualities come from the search (see score_sets)")
 
-    def next_alternative(self):
-        "Add one alternative to a fitted sequential solver search; returns its feature indices (or None)."
-        if not hasattr(self, "feature_sets_"): raise ValueError("call fit before next_alternative")
-        if self.method != "solver" or self.search_ != "sequential":
-            raise ValueError("next_alternative continues sequential solver search only "
-                             "(search='sequential', method='solver')")
-        self._step(60.0 if self.time_limit is None else self.time_limit)
-        self._build_results()
-        return self.feature_sets_[-1]
+# %% ../nbs/40_alternatives.ipynb #c7902e42
+@patch
+def fit(self: AlternativeFeatureSelector,
+        X=None,  # (m, n) array, DataFrame or CSR; optional when `objective` is a quality vector
+        y=None,  # (m,) class labels, numbers or strings
+        problem: dict | None = None):  # `estimate_problem(X, y)` of this data, reused (None: estimated here)
+    "Search the original feature set and its alternatives; results in `feature_sets_`, `results_`."
+    X, y, n, kind, must, must_not = self._validate(X, y)
+    if problem is None: problem = self.estimate_problem(X, y) if kind != "user" else self.estimate_problem()
+    else: _check_problem(problem, kind, n)
+    return self._search(X, y, n, kind, must, must_not, problem)
 
-    def _build_results(self):
-        "`results_`: one row per set; `time` is the set's own solver time (a joint call's time split evenly)."
-        self.results_ = pd.DataFrame({
-            "set": range(len(self.feature_sets_)),
-            "features": [None if s is None else [int(j) for j in s] for s in self.feature_sets_],
-            "quality": self.qualities_, "status": self.statuses_, "time": self.times_,
-            "objective": self.kind_, "search": self.search_,
-            "aggregation": self.aggregation if self.search_ == "simultaneous" else "-",
-            "method": self.method, "solver": self.solver if self.method == "solver" else "-",
-            "k": self.k, "tau": self.tau})
+def _check_problem(problem, kind, n):
+    "A problem passed to `fit`: a dict of the objective's kind with `n` features."
+    want = _PROBLEM_KIND[kind]
+    if not isinstance(problem, dict) or problem.get("kind") != want or problem.get("n") != n:
+        got = problem.get("kind") if isinstance(problem, dict) else type(problem).__name__
+        n_got = problem.get("n") if isinstance(problem, dict) else None
+        raise ValueError(f"problem has kind {got!r} and n={n_got!r}, but objective={kind!r} on {n} features "
+                         f"needs kind {want!r} and n={n}: pass estimate_problem(X, y) of the same data")
 
-    def score_sets(self,
-                   X,  # other data (e.g. a test split) with the features seen in fit
-                   y=None):  # its class labels
-        "Objective value of every found set recomputed on other data (the paper's test-set objective)."
-        if not hasattr(self, "feature_sets_"): raise ValueError("call fit before score_sets")
-        if self.kind_ == "user": return np.array(self.qualities_, dtype=float)
+# %% ../nbs/40_alternatives.ipynb #fea19b99
+@patch
+def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, problem):
+    "Run the search on a validated problem; fills `feature_sets_`, `qualities_`, `statuses_`, `times_`."
+    self._must, self._must_not = must, must_not
+    self.n_features_in_, self.kind_, self.problem_ = n, kind, problem
+    self.formulation_ = _resolve_formulation(self.formulation, self.solver)
+    self._Xy = (X, y) if kind == "wrapper" else None
+    self.feature_sets_, self.qualities_, self.statuses_, self.times_ = [], [], [], []
+    tl = 60.0 if self.time_limit is None else self.time_limit
+    if self.method != "solver": self._run_heuristic(tl)
+    elif self.search == "sequential":
+        self.search_ = "sequential"
+        for _ in range(self.n_alternatives + 1): self._step(tl)
+    else: self._run_simultaneous(tl)
+    self._build_results()
+    return self
+
+@patch
+def _append(self: AlternativeFeatureSelector, s, q, st, dt):
+    "Record one found set (or None), its quality, status and time."
+    self.feature_sets_.append(s)
+    self.qualities_.append(q)
+    self.statuses_.append(st)
+    self.times_.append(dt)
+
+# %% ../nbs/40_alternatives.ipynb #6acbb378
+@patch
+def _run_heuristic(self: AlternativeFeatureSelector, tl):
+    "Greedy Replacement, Balancing or Depth Search on the univariate qualities."
+    fn, self.search_ = _HEURISTICS[self.method]
+    q, a = self.problem_["q"], self.n_alternatives
+    t0 = time.perf_counter()
+    if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
+        sets, sts = fn(q, self.k, a, self.tau, time_limit=tl * (a + 1), return_statuses=True)
+    else:
+        sets = fn(q, self.k, a, self.tau)
+        sts = ["feasible" if s is not None else "not solved" for s in sets]
+    dt = (time.perf_counter() - t0) / len(sets)
+    for s, st in zip(sets, sts): self._append(s, self.set_quality(s), st, dt)
+
+# %% ../nbs/40_alternatives.ipynb #6a93d003
+@patch
+def _run_simultaneous(self: AlternativeFeatureSelector, tl):
+    "All sets in one call of the solver (or of the Greedy Wrapper)."
+    self.search_ = "simultaneous"
+    a1 = self.n_alternatives + 1
+    if self.kind_ == "wrapper":
+        X, y = self._Xy
+        sets, quals, st, dt, _ = greedy_wrapper(
+            X, y, self.k, self.tau, a1, (), self.aggregation, self.solver, tl, self.max_iters, self._must,
+            self._must_not, self._rs, self.n_jobs)
+    else:
+        sets, st, dt = solve_alternatives(
+            self.problem_, self.k, self.tau, a1, (), self.aggregation, self.solver, self.formulation_, tl,
+            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        quals = [self.set_quality(s) for s in sets]
+    for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
+
+# %% ../nbs/40_alternatives.ipynb #b9e595a4
+@patch
+def _step(self: AlternativeFeatureSelector, tl):
+    "One sequential step: the best set that is an alternative to every set found so far."
+    fixed = [s for s in self.feature_sets_ if s is not None]
+    if self.kind_ == "wrapper":
+        X, y = self._Xy
+        sets, quals, st, dt, _ = greedy_wrapper(
+            X, y, self.k, self.tau, 1, fixed, "sum", self.solver, tl, self.max_iters, self._must,
+            self._must_not, self._rs, self.n_jobs)
+        self._append(sets[0], quals[0], st, dt)
+    else:
+        sets, st, dt = solve_alternatives(
+            self.problem_, self.k, self.tau, 1, fixed, "sum", self.solver, self.formulation_, tl,
+            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        self._append(sets[0], self.set_quality(sets[0]), st, dt)
+
+@patch
+def next_alternative(self: AlternativeFeatureSelector):
+    "Add one alternative to a fitted sequential solver search; returns its feature indices (or None)."
+    if not hasattr(self, "feature_sets_"): raise ValueError("call fit before next_alternative")
+    if self.method != "solver" or self.search_ != "sequential":
+        raise ValueError("next_alternative continues sequential solver search only "
+                         "(search='sequential', method='solver')")
+    self._step(60.0 if self.time_limit is None else self.time_limit)
+    self._build_results()
+    return self.feature_sets_[-1]
+
+# %% ../nbs/40_alternatives.ipynb #f59674c2
+@patch
+def _build_results(self: AlternativeFeatureSelector):
+    "`results_`: one row per set; `time` is the set's own solver time (a joint call's time split evenly)."
+    self.results_ = pd.DataFrame({
+        "set": range(len(self.feature_sets_)),
+        "features": [None if s is None else [int(j) for j in s] for s in self.feature_sets_],
+        "quality": self.qualities_, "status": self.statuses_, "time": self.times_,
+        "objective": self.kind_, "search": self.search_,
+        "aggregation": self.aggregation if self.search_ == "simultaneous" else "-",
+        "method": self.method, "solver": self.solver if self.method == "solver" else "-",
+        "k": self.k, "tau": self.tau})
+
+@patch
+def score_sets(self: AlternativeFeatureSelector,
+               X,  # other data (e.g. a test split) with the features seen in fit
+               y=None):  # its class labels
+    "Objective value of every found set recomputed on other data (the paper's test-set objective)."
+    if not hasattr(self, "feature_sets_"): raise ValueError("call fit before score_sets")
+    if self.kind_ == "user": return np.array(self.qualities_, dtype=float)
+    if self.kind_ == "wrapper":
         X = _check_X(X)
         y = _check_y(y, X.shape[0])
         if getattr(self, "_encoder", None) is not None: y = self._encoder.transform(y)
-        if self.kind_ == "wrapper":
-            return np.array([float("nan") if s is None else wrapper_mcc(X, y, s, _seed(self._rs))
-                             for s in self.feature_sets_])
-        p = self._problem(X, y, self.kind_)
-        return np.array([self._quality(s, p) for s in self.feature_sets_])
+        return np.array([float("nan") if s is None else wrapper_mcc(X, y, s, _seed(self._rs))
+                         for s in self.feature_sets_])
+    p = self.estimate_problem(X, y)
+    return np.array([self.set_quality(s, p) for s in self.feature_sets_])
 
-    # -- scikit-learn selector interface ------------------------------------------------------
-    def get_support(self, indices: bool = False,  # True: the set's feature indices instead of a boolean mask
-                    alternative: int | None = None):  # which set (0 = original); None: `use_alternative`
-        "Boolean mask (or indices) of the features in one found set, as `SelectorMixin.get_support`."
-        check_is_fitted(self, "feature_sets_")
-        i = self.use_alternative if alternative is None else alternative
-        n_sets = len(self.feature_sets_)
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_sets:
-            raise ValueError(f"alternative={i!r}: must be an integer in [0, {n_sets - 1}] (the sets found)")
-        s = self.feature_sets_[i]
-        if s is None:
-            raise ValueError(f"set {i} was not found (status {self.statuses_[i]!r}): "
-                             "choose another alternative or relax tau / n_alternatives")
-        if indices: return np.asarray(s, dtype=int)
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[np.asarray(s, dtype=int)] = True
-        return mask
+# %% ../nbs/40_alternatives.ipynb #9ecf0a37
+@patch
+def get_support(self: AlternativeFeatureSelector,
+                indices: bool = False,  # True: the set's feature indices instead of a boolean mask
+                alternative: int | None = None):  # which set (0 = original); None: `use_alternative`
+    "Boolean mask (or indices) of the features in one found set, as `SelectorMixin.get_support`."
+    check_is_fitted(self, "feature_sets_")
+    i = self.use_alternative if alternative is None else alternative
+    n_sets = len(self.feature_sets_)
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_sets:
+        raise ValueError(f"alternative={i!r}: must be an integer in [0, {n_sets - 1}] (the sets found)")
+    s = self.feature_sets_[i]
+    if s is None:
+        raise ValueError(f"set {i} was not found (status {self.statuses_[i]!r}): "
+                         "choose another alternative or relax tau / n_alternatives")
+    if indices: return np.asarray(s, dtype=int)
+    mask = np.zeros(self.n_features_in_, dtype=bool)
+    mask[np.asarray(s, dtype=int)] = True
+    return mask
 
-    def _get_support_mask(self): return self.get_support()
+@patch
+def transform(self: AlternativeFeatureSelector,
+              X):  # (m, n) array, DataFrame or CSR with the columns seen in fit
+    "Keep the columns of set `use_alternative` (a DataFrame after `set_output(transform='pandas')`)."
+    return SelectorMixin.transform(self, X)
 
-    def transform(self, X):  # (m, n) array, DataFrame or CSR with the columns seen in fit
-        "Keep the columns of set `use_alternative` (a DataFrame after `set_output(transform='pandas')`)."
-        return super().transform(X)
-
-    def get_feature_names_out(self, input_features=None):  # names to use instead of those seen in fit
-        "Names of the features in set `use_alternative` (from `feature_names_in_`, else x0, x1, ...)."
-        return super().get_feature_names_out(input_features)
+@patch
+def get_feature_names_out(self: AlternativeFeatureSelector,
+                          input_features=None):  # names to use instead of those seen in fit
+    "Names of the features in set `use_alternative` (from `feature_names_in_`, else x0, x1, ...)."
+    return SelectorMixin.get_feature_names_out(self, input_features)
 
 # %% ../nbs/40_alternatives.ipynb #82696439
 def _alfese_run(problem, k, tau, a, search, aggregation):
@@ -1212,6 +1335,7 @@ def _alfese_run(problem, k, tau, a, search, aggregation):
           for s in r["optimization_status"]]
     return r["train_objective"].to_numpy(dtype=float), st, dt
 
+# %% ../nbs/40_alternatives.ipynb #a33c4d0b
 def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alternatives)
                       settings,  # iterable of (k, tau, a, search, aggregation)
                       solver="cpsat", formulation="paper"):
@@ -1248,7 +1372,6 @@ def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alte
                          "rel_diff": abs(o - r_) / max(abs(r_), 1e-12) if both else np.nan,
                          "both_optimal": both and bool(opt.all()), "ours_s": t_ours, "alfese_s": t_ref})
     return pd.DataFrame(rows)
-
 
 # %% ../nbs/40_alternatives.ipynb #022cfdf9
 def label_specific_alternatives(scores,  # (C, D) per-label qualities, e.g. FALS(...).fit(X, Y).scores_

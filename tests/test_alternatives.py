@@ -664,14 +664,15 @@ def test_every_objective_and_search_equals_brute_force(objective, seed, n, k, a,
     ov = max_overlap(k, tau)
     problem = None
     for search, agg, form in [("sequential", "sum", "paper"), ("simultaneous", "sum", "paper"), ("simultaneous", "min", "paper"),
-                              ("simultaneous", "sum", "fast"), ("simultaneous", "min", "fast")]:
+                              ("simultaneous", "sum", "fast"), ("simultaneous", "min", "fast"),
+                              ("sequential", "sum", "auto"), ("simultaneous", "sum", "auto"), ("simultaneous", "min", "auto")]:
         sel = AlternativeFeatureSelector(objective=obj, k=k, n_alternatives=a, tau=tau, search=search, aggregation=agg,
                                          formulation=form, random_state=0, time_limit=None)
         if problem is None:  # the first search runs fit; the others reuse its (costly) MI estimates
             problem = sel.fit(X, y).problem_
         else:
-            sel._fit_problem(X, y, n, sel_kind, np.array([], int), np.array([], int), problem)
-        sel_kind, p = sel.kind_, sel.problem_
+            sel.fit(X, y, problem=problem)
+        p = sel.problem_
         value = (lambda F: mrmr_value(F, p["rel"], p["R"])) if p["kind"] == "mrmr" else (lambda F: float(p["q"][F].sum()))
         pairs = set(map(tuple, p.get("pairs", [])))
         ok = lambda F: not any((j1, j2) in pairs or (j2, j1) in pairs for j1, j2 in itertools.combinations(F, 2))
@@ -743,3 +744,133 @@ def test_tree_mcc():
     X, y = load_breast_cancer(return_X_y=True)
     assert np.isnan(tree_mcc(X, y, X, y, None, 0))
     assert 0.5 < tree_mcc(X[:400], y[:400], X[400:], y[400:], [20, 22, 27], 0) <= 1
+
+
+# ---- public problem API, formulation='auto', tied qualities, shared validators ----------------------------------------
+
+def test_estimate_problem_fit_with_problem_and_set_quality(bc):
+    "A problem estimated once and handed to fit gives the same search; set_quality is the objective of any set."
+    X, y = bc
+    for obj in ("mi", "mrmr", "fcbf"):
+        Xs = X[:150, :8] if obj != "mi" else X
+        ys = y[:150] if obj != "mi" else y
+        sel = AlternativeFeatureSelector(objective=obj, k=3, n_alternatives=2, tau=0.5, random_state=0).fit(Xs, ys)
+        p = sel.estimate_problem(Xs, ys)
+        assert p["kind"] == sel.problem_["kind"] and p["n"] == Xs.shape[1]
+        for key in ("q", "rel", "R"):
+            if key in p: np.testing.assert_array_equal(p[key], sel.problem_[key])
+        again = AlternativeFeatureSelector(objective=obj, k=3, n_alternatives=2, tau=0.5, random_state=0).fit(Xs, ys, problem=p)
+        assert [s.tolist() for s in again.feature_sets_] == [s.tolist() for s in sel.feature_sets_]
+        np.testing.assert_allclose([again.set_quality(s) for s in again.feature_sets_], sel.qualities_)
+        # another problem (the first half of the rows) scores the sets as score_sets does
+        half = sel.estimate_problem(Xs[::2], ys[::2])
+        np.testing.assert_allclose([sel.set_quality(s, half) for s in sel.feature_sets_], sel.score_sets(Xs[::2], ys[::2]))
+        direct = [mrmr_value(s, half["rel"], half["R"]) if obj == "mrmr" else half["q"][s].sum() for s in sel.feature_sets_]
+        np.testing.assert_allclose([sel.set_quality(s, half) for s in sel.feature_sets_], direct)
+        assert not np.allclose(direct, sel.qualities_)  # other rows, other values: the problem argument matters
+    assert np.isnan(sel.set_quality(None))
+    # the given problem is what fit searches: a problem of other rows gives that problem's optimum
+    other = AlternativeFeatureSelector(k=3, n_alternatives=2, tau=0.5, random_state=0)
+    half = other.estimate_problem(X[::2], y[::2])
+    got = other.fit(X, y, problem=half)
+    want = AlternativeFeatureSelector(objective=half["q"], k=3, n_alternatives=2, tau=0.5, random_state=0).fit()
+    assert got.problem_ is half and [s.tolist() for s in got.feature_sets_] == [s.tolist() for s in want.feature_sets_]
+    with pytest.raises(ValueError, match="needs kind 'mrmr'"):
+        AlternativeFeatureSelector(objective="mrmr").fit(X, y, problem={"kind": "linear", "q": np.ones(30), "n": 30})
+    with pytest.raises(ValueError, match="n=30"):
+        AlternativeFeatureSelector().fit(X[:, :10], y, problem={"kind": "linear", "q": np.ones(30), "n": 30})
+    with pytest.raises(ValueError, match="call fit first or pass a problem"):
+        AlternativeFeatureSelector().set_quality([0, 1])
+
+
+def test_estimate_problem_encodes_string_labels_as_fit():
+    "String class labels are encoded once in fit; estimate_problem on other data uses the same encoding."
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 6))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    sel = AlternativeFeatureSelector(k=2, n_alternatives=1, random_state=0).fit(X, y)
+    p_str, p_int = sel.estimate_problem(X, y), sel.estimate_problem(X, (X[:, 0] > 0).astype(int))
+    np.testing.assert_allclose(p_str["q"], p_int["q"])
+    np.testing.assert_allclose(p_str["q"], sel.problem_["q"])
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), k_tau=st.sampled_from([(2, 0.5), (3, 1 / 3), (3, 2 / 3), (3, 1.0)]), a=st.integers(1, 2),
+       agg=st.sampled_from(["sum", "min"]), ties=st.booleans())
+def test_auto_formulation_equals_brute_force(seed, k_tau, a, agg, ties):
+    "'auto' (the default) returns the brute-force optimum on small random problems, with and without ties."
+    k, tau = k_tau
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 3, 8) / 2.0 if ties else rng.random(8)
+    sel = AlternativeFeatureSelector(objective=q, k=k, n_alternatives=a, tau=tau, search="simultaneous", aggregation=agg,
+                                     time_limit=None).fit()
+    assert sel.formulation == "auto" and sel.formulation_ == "fast"
+    best = _brute_joint(lambda F: float(q[F].sum()), lambda F: True, 8, k, max_overlap(k, tau), a + 1, agg)
+    if best == -np.inf:
+        assert sel.statuses_ == ["infeasible"] * (a + 1)
+        return
+    assert sel.statuses_ == ["optimal"] * (a + 1)
+    got = (sum if agg == "sum" else min)(q[s].sum() for s in sel.feature_sets_)
+    assert abs(got - best) <= cpsat_error_bound({"kind": "linear", "q": q, "n": 8}, k, a + 1, agg, None, "fast") + 1e-9
+
+
+def test_auto_formulation_resolves_per_solver(bc):
+    "'auto' is 'fast' on CP-SAT and 'paper' on SCIP (no indicator constraints there); explicit choices are kept."
+    X, y = bc
+    q = mi_qualities(X, y, 0)
+    assert AlternativeFeatureSelector().formulation == "auto"
+    for solver, form, want in [("cpsat", "auto", "fast"), ("scip", "auto", "paper"), ("cpsat", "paper", "paper"),
+                               ("cpsat", "fast", "fast")]:
+        sel = AlternativeFeatureSelector(objective=q, k=3, n_alternatives=1, tau=0.5, solver=solver, formulation=form).fit()
+        assert sel.formulation_ == want and sel.statuses_ == ["optimal"] * 2
+    p = {"kind": "linear", "q": q, "n": 30}
+    s_auto, st_auto, _ = solve_alternatives(p, 5, 0.4, 4, formulation="auto", solver="scip", time_limit=None)
+    s_fast, st_fast, _ = solve_alternatives(p, 5, 0.4, 4, formulation="fast", time_limit=None)
+    assert st_auto == st_fast == "optimal"
+    assert abs(sum(q[s].sum() for s in s_auto) - sum(q[s].sum() for s in s_fast)) < 1e-6
+    with pytest.raises(ValueError, match="formulation='best'"):
+        solve_alternatives(p, 5, 0.4, 4, formulation="best")
+
+
+def test_many_tied_qualities_prove_optimal_quickly():
+    "22 features of equal quality (0, like features without MI), sum, a = 5, tau = 0.6, k = 5: proven in seconds."
+    # seven distinct qualities: without the histogram cut and the order within tie groups this instance stays
+    # 'feasible' after the full 18 s (the fallback model), with them it is proven in well under a second
+    q = np.r_[[1.0196, 1.0024, 0.9871, 0.953, 0.8833, 0.3916, 0.3479], np.zeros(22)]
+    for qq in (q, np.ones(24)):
+        t0 = time.perf_counter()
+        sets, status, _ = solve_alternatives({"kind": "linear", "q": qq, "n": len(qq)}, 5, 0.6, 6, formulation="fast",
+                                             time_limit=3)
+        assert status == "optimal" and time.perf_counter() - t0 < 5
+        assert all(len(set(a) & set(b)) <= max_overlap(5, 0.6) for a, b in itertools.combinations(sets, 2))
+    # the optimum: the seven distinct features, each in as many sets as the overlaps allow, by count relaxation bound
+    sel = AlternativeFeatureSelector(objective=q, k=5, n_alternatives=5, tau=0.6, search="simultaneous", time_limit=3).fit()
+    assert sel.statuses_ == ["optimal"] * 6
+
+
+@pytest.mark.parametrize("tau", [1 / 3, 2 / 3])
+def test_tied_qualities_match_brute_force(tau):
+    "A small instance with three tie groups: the count relaxation with histogram cuts finds the brute-force optimum."
+    q = np.array([1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0, 0, 0.0])
+    sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 10}, 3, tau, 4, formulation="fast", time_limit=None)
+    best = _brute_joint(lambda F: float(q[F].sum()), lambda F: True, 10, 3, max_overlap(3, tau), 4, "sum")
+    assert status == "optimal" and abs(sum(q[s].sum() for s in sets) - best) < 1e-9
+
+
+def test_shared_validators_messages(bc):
+    "X and y go through mlxplain.checks: NaN located, 1-D X refused with the reshape hint, row counts compared."
+    X, y = bc
+    Xn = X.copy()
+    Xn[3, 2] = np.inf
+    with pytest.raises(ValueError, match="row 3, column 2"):
+        AlternativeFeatureSelector().fit(Xn, y)
+    with pytest.raises(ValueError, match="reshape"):
+        AlternativeFeatureSelector().fit(X[:, 0], y)
+    yn = y.astype(float)
+    yn[5] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN or infinite values .first at row 5"):
+        AlternativeFeatureSelector().fit(X, yn)
+    with pytest.raises(ValueError, match="X has 569 rows but y has 568"):
+        AlternativeFeatureSelector().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="y is None"):
+        alt._check_y(None)

@@ -13,12 +13,16 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN', 'PAPER_DATASETS',
            'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_TABLE5', 'PAPER_TABLE6',
-           'PAPER_FIG1_MCC', 'summarize', 'within_run_stats', 'reproduce', 'load_results', 'load_provenance']
+           'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES', 'summarize', 'within_run_stats',
+           'figure4_gaps', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
+           'heuristic_not_solved', 'comparable_tables', 'reproduce', 'load_results', 'load_provenance']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #ae3268ae
 import numpy as np
 import pandas as pd
-from ..alternatives import AlternativeFeatureSelector, tree_mcc
+from ..alternatives import (AlternativeFeatureSelector, tree_mcc, greedy_balancing, greedy_replacement,
+                                   max_overlap)
+from ..checks import check_choice
 from ..data import load, kfold
 from ..plots import paper_vs_ours
 from ..experiments import run_grid, write_meta, read_meta, results_dir, atomic_write_csv
@@ -104,9 +108,8 @@ def _records(sel, base, objective, search, a, tau, test_q, data, seed, upto=None
 def _reusing(proto, problem, test_problem, data, **kw):
     "A selector like `proto` with other parameters, fitted on the already estimated `problem` (MI reused)."
     Xtr, ytr = data[:2]
-    sel = AlternativeFeatureSelector(**{**proto.get_params(), **kw})
-    sel._fit_problem(Xtr, ytr, problem["n"], proto.kind_, np.array([], int), np.array([], int), problem)
-    return sel, [sel._quality(s, test_problem) if s is not None else np.nan for s in sel.feature_sets_]
+    sel = AlternativeFeatureSelector(**{**proto.get_params(), **kw}).fit(Xtr, ytr, problem=problem)
+    return sel, [sel.set_quality(s, test_problem) for s in sel.feature_sets_]
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #0fe4684b
 def _filter_searches(data, base, k, objective, taus, D) -> list:
@@ -118,7 +121,7 @@ def _filter_searches(data, base, k, objective, taus, D) -> list:
                                        formulation=D["formulation"], solver=D["solver"],
                                        mi_estimator=D["mi_estimator"], time_limit=D["time_limit_per_set_s"],
                                        preselect=objective in ("mi", "model_gain")).fit(Xtr, ytr)
-    problem, test_problem = proto.problem_, proto._problem(Xte, yte, objective)
+    problem, test_problem = proto.problem_, proto.estimate_problem(Xte, yte)
     run = partial(_reusing, proto, problem, test_problem, data)
     rows = []
     for tau in taus:
@@ -231,6 +234,131 @@ def within_run_stats(df: pd.DataFrame, objective="Model Gain", k=5) -> pd.DataFr
     g = d.groupby(key + ["search"])[["train_objective", "test_objective", "test_mcc"]]
     return g.std(ddof=0).add_suffix("_std").join(g.mean().add_suffix("_mean")).reset_index()
 
+# %% ../../nbs/40a_alternatives_experiments.ipynb #f4gaps01
+FIGURE4_PAIRS = (("sim. (min)", "bal."), ("seq.", "rep."))  # (solver-based, heuristic) search of Figure 4
+_F4_SEARCHES = ("sim. (min)", "sim. (sum)", "bal.", "seq.", "rep.")  # what the paper's filter looks at
+_RUN = ["dataset", "fold", "objective", "k", "tau", "a"]  # one search run, given its search
+
+def figure4_gaps(records: pd.DataFrame,  # the per-feature-set records of reproduce
+                 exclude: str = "setting",  # 'setting' (the paper's filter) or 'run' (incomplete pairs only)
+                 k: int = 5, objectives=("MI", "Model Gain")) -> pd.DataFrame:
+    """Figure 4: per search run, the solver-based minus the heuristic search's mean training quality.
+    Only runs that found all their a + 1 sets enter. exclude='setting' drops a whole setting (data set, fold,
+    objective, k, tau) when any of the five searches misses a set at any a, as the paper does, 'run'
+    drops only the (run, a) pairs where one of the two compared searches misses a set."""
+    check_choice("exclude", exclude, ("setting", "run"))
+    d = records[(records.k == k) & records.objective.isin(objectives) & records.search.isin(_F4_SEARCHES)]
+    runs = d.groupby(_RUN + ["search"]).train_objective.agg(["mean", "count"]).reset_index()
+    runs["complete"] = runs["count"] == runs["a"] + 1
+    if exclude == "setting": runs = runs[runs.groupby(_RUN[:-1]).complete.transform("all")]
+    wide = runs[runs.complete].pivot(index=_RUN, columns="search", values="mean")
+    parts = [(wide[s] - wide[h]).dropna().rename("difference").reset_index().assign(comparison=f"{s} − {h}")
+             for s, h in FIGURE4_PAIRS if s in wide and h in wide]
+    cols = _RUN + ["comparison", "difference"]
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #stshare1
+STATUSES = ["infeasible", "not solved", "feasible", "optimal"]
+
+def status_shares(records: pd.DataFrame, by=("objective", "search"), k: int = 5, a_max: int = 5,
+                  objectives=None, searches=None) -> pd.DataFrame:
+    """Shares (%) of the statuses, one status per search run and a: that of its set a (a sequential
+    run's a-th alternative, the one status of a joint run), as the paper's Tables 3 and 4 count them;
+    Greedy Wrapper is left out."""
+    d = records[(records.k == k) & (records.set == records.a) & (records.a <= a_max)
+                & (records.objective != "Greedy Wrapper")]
+    if objectives is not None: d = d[d.objective.isin(objectives)]
+    if searches is not None: d = d[d.search.isin(searches)]
+    by = list(by)
+    share = (d.groupby(by).status.value_counts(normalize=True).unstack(fill_value=0)
+             .reindex(columns=STATUSES, fill_value=0).mul(100))
+    out = share.stack().rename("ours").reset_index()
+    return out.merge(d.groupby(by).size().rename("runs").reset_index(), on=by)
+
+def paper_share_range(share,  # share (%) over a <= paper_a_max, every a with the same number of runs
+                      a_max: int, paper_a_max: int = 5):
+    "Smallest and largest share (%) over a <= a_max that agree with `share` over a <= paper_a_max."
+    share = np.asarray(share, dtype=float)
+    low = (paper_a_max * share - (paper_a_max - a_max) * 100) / a_max
+    return np.clip(low, 0, 100), np.clip(paper_a_max * share / a_max, 0, 100)
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #t34same1
+def table3_same_a(records: pd.DataFrame, k: int = 5) -> pd.DataFrame:
+    """Table 3 on a common a-range: ours per run for a up to the largest a each (objective, search) has, next
+    to the range the paper's share allows on that a-range (the paper's value itself where it is a <= 5)."""
+    a_top = records[records.k == k].groupby(["objective", "search"]).a.max().clip(upper=5)
+    one = lambda o, s: records[(records.objective == o) & (records.search == s)]
+    parts = [status_shares(one(o, s), k=k, a_max=a).assign(a_max=a)
+             for (o, s), a in a_top.items() if o != "Greedy Wrapper"]
+    t = pd.concat(parts, ignore_index=True)
+    p3 = PAPER_TABLE3.melt(["objective", "search"], var_name="status", value_name="paper")
+    t = t.merge(p3, on=["objective", "search", "status"], how="left")
+    t["paper_low"], t["paper_high"] = paper_share_range(t.paper, t.a_max)
+    t["ours_vs_paper"] = np.select([t.ours > t.paper_high + 0.05, t.ours < t.paper_low - 0.05],
+                                   ["higher", "lower"], "within")  # 0.05 pp: the paper's rounding
+    return t
+
+def table4_same_objectives(records: pd.DataFrame, k: int = 5) -> pd.DataFrame:
+    """Table 4 (sim. (sum)) per a over the white-box objectives with runs at that a, next to the paper's;
+    `same_objectives` is True where these are the paper's four (FCBF, MI, Model Gain, mRMR)."""
+    sim = records[(records.k == k) & (records.search == "sim. (sum)")
+                  & (records.objective != "Greedy Wrapper")]
+    objs = sim.groupby("a").objective.agg(lambda s: ", ".join(sorted(set(s)))).rename("objectives")
+    t = status_shares(sim, by=("a",), k=k).merge(objs.reset_index(), on="a")
+    t["same_objectives"] = t.objectives == ", ".join(sorted(PAPER_TABLE3.objective.unique()))
+    p4 = PAPER_TABLE4.melt("a", var_name="status", value_name="paper")
+    t = t.merge(p4, on=["a", "status"], how="left").fillna({"paper": 0.0})  # the paper has no 'not solved'
+
+    t["delta"] = t.ours - t.paper
+    return t
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #balconst
+PAPER_N_FEATURES = {"backache": 32, "chess": 36, "churn": 20, "clean1": 168, "clean2": 168, "coil2000": 85,
+                    "credit_a": 15, "credit_g": 20, "dis": 29,
+                    "GAMETES_Epistasis_2_Way_20atts_0.1H_EDM_1_1": 20,
+                    "GAMETES_Epistasis_2_Way_20atts_0.4H_EDM_1_1": 20,
+                    "GAMETES_Epistasis_3_Way_20atts_0.2H_EDM_1_1": 20,
+                    "GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_50_EDM_2_001": 20,
+                    "GAMETES_Heterogeneity_20atts_1600_Het_0.4_0.2_75_EDM_2_001": 20, "hepatitis": 19,
+                    "Hill_Valley_with_noise": 100, "horse_colic": 22, "house_votes_84": 16, "hypothyroid": 25,
+                    "ionosphere": 34, "molecular_biology_promoters": 57, "mushroom": 22, "ring": 20,
+                    "sonar": 60,
+                    "spambase": 57, "spect": 22, "spectf": 44, "tokyo1": 44, "twonorm": 20,
+                    "wdbc": 30}  # the paper's Table 2: number of features n of each data set
+
+def _heuristic_rows(n, k, a, tau) -> list:
+    "Both heuristics on n features (statuses depend only on n, k, a, tau): (search, sets, sets missing)."
+    q = np.linspace(1.0, 0.1, n)  # any distinct qualities
+    return [(name, a + 1, sum(s is None for s in f(q, k, a, tau)))
+            for name, f in (("bal.", greedy_balancing), ("rep.", greedy_replacement))]
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #balfun01
+def heuristic_not_solved(records: pd.DataFrame, k: int = 5, a_max: int = 5, taus=(0.2, 0.4, 0.6, 0.8, 1.0),
+                         paper_n=None) -> pd.DataFrame:  # paper_n: name -> n (default PAPER_N_FEATURES)
+    """Greedy Balancing and Replacement 'not solved' per data set, a and tau: our runs (records) and both
+    heuristics on the feature counts of the paper's data sets; `rule` is k + a*ceil(tau*k) > n."""
+    d = records[(records.k == k) & records.search.isin(["bal.", "rep."])]
+    d = d.assign(end=d.set == d.a, ns=d.status == "not solved")  # a run's status: that of its set a
+    ours = (d.assign(ns_run=d.end & d.ns).groupby(["dataset", "n_features", "search", "a", "tau"])
+            .agg(runs=("end", "sum"), not_solved_runs=("ns_run", "sum"), sets=("set", "size"),
+                 not_solved_sets=("ns", "sum")).reset_index().assign(data_sets="ours", source="records.csv"))
+    rows = [{"dataset": name, "n_features": n, "search": s, "a": a, "tau": tau, "runs": 1,
+             "not_solved_runs": int(miss > 0), "sets": sets, "not_solved_sets": miss}
+            for name, n in (PAPER_N_FEATURES if paper_n is None else paper_n).items()
+            for a in range(1, a_max + 1) for tau in taus for s, sets, miss in _heuristic_rows(n, k, a, tau)]
+    paper = pd.DataFrame(rows).assign(data_sets="paper", source="heuristics on n features")
+    out = pd.concat([ours, paper], ignore_index=True)
+    out["rule"] = k + out.a * np.array([k - max_overlap(k, t) for t in out.tau]) > out.n_features
+    return out
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #cmptab01
+def comparable_tables(df: pd.DataFrame) -> dict:  # the per-feature-set records of reproduce
+    "Like-with-like tables: Figure 4 on complete runs, Tables 3-4 on common ranges, the heuristics' failures."
+    f4 = pd.concat([figure4_gaps(df, e).assign(exclude=e) for e in ("setting", "run")], ignore_index=True)
+    return {"figure4": f4, "table3_same_a": table3_same_a(df),
+            "table4_same_objectives": table4_same_objectives(df),
+            "heuristic_not_solved": heuristic_not_solved(df)}
+
 # %% ../../nbs/40a_alternatives_experiments.ipynb #fe705d07
 def _check_names(name, given, valid) -> list:
     "`given` (one name or several) as a list of names from `valid`; else a ValueError listing `valid`."
@@ -265,6 +393,7 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler):
     atomic_write_csv(df, out_dir / _file("records", part))
     for name, table in summarize(df).items(): atomic_write_csv(table, out_dir / _file(name, part))
     atomic_write_csv(within_run_stats(df), out_dir / _file("within_runs", part))
+    for name, table in comparable_tables(df).items(): atomic_write_csv(table, out_dir / _file(name, part))
     facts = {"design": {**D, "datasets": list(datasets), "folds": list(folds)},
              "version": df.attrs["version"], "n_records": int(len(df)), "wall_s": round(wall, 1),
              "cpu_s": round(cpu, 1)}
@@ -309,10 +438,11 @@ def reproduce(out_dir=None,   # results folder (default: results_dir("alternativ
     return results
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #e990793b
-def load_results(name,            # table: 'records', 'table3'..'table6', 'fig1_mcc' or 'within_runs'
+def load_results(name,            # a table reproduce writes: 'records', 'table3'..'table6', 'figure4', ...
                  part="subset",   # the part that wrote it (PARTS)
                  out_dir=None):   # results folder (default: results_dir("alternatives"))
-    "A result table as `reproduce` wrote it, or None after one line saying what to run when it is absent."
+    """A result table as `reproduce` wrote it ('records', 'table3'..'table6', 'fig1_mcc', 'within_runs' or a
+    key of `comparable_tables`), or None after one line saying what to run when it is absent."""
     out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
     path = out_dir / _file(name, part)
     if path.exists(): return pd.read_csv(path)
