@@ -1,13 +1,18 @@
-"""PRAkEL timing: training time vs K on growing label subsets of CAL500, and PRAkEL vs RAkEL vs EPCC (ratios, one run).
+"""PRAkEL timing: PRAkEL vs RAkEL with one fast base learner, GW's extra cost, and a model from operation counts.
 
-Targets: PRAkEL ≤ 1.5× RAkEL training time with uniform weighting; GW's extra cost ≤ 20%; time linear in K.
-Section 3 repeats the PRAkEL/RAkEL and GW ratios on larger data (yeast, enron, corel5k) next to a flop model of the
-shared-SVD learner: PRAkEL needs one more product than RAkEL per sub-problem, its in-sample prediction X W.
-Peers: our RAkEL and scikit-multilearn-ng's RakelO with the same ridge base learner, EPCC (logistic regression).
-Writes nbs/results/prakel/bench.json (the chapter's performance section reads it); `--out` to change.
-Run: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_prakel.py
+Targets: PRAkEL ≤ 1.5× RAkEL training time with uniform weighting; GW's extra cost ≤ 20 %; time linear in K.
+Part 4 (also `--quick`, < 1 min) is the comparison the chapter reads: CAL500 (N=502) and enron (one fit > 1 s), all
+labels, F1 loss, k=3, M=⌈10K/k⌉, ridge α=10 through one shared SVD of X for both methods. Clock: CPU seconds
+(process_time) of one thread (threadpoolctl), because the machine is shared; every method is warmed up once, then
+the methods run interleaved and the minimum over repeats is kept, so a ratio comes from one run. The model adds up
+the shared SVD and, per sub-problem, the ridge solver's products (UᵀC and V·G; PRAkEL also X·W, its in-sample
+prediction), each product timed alone on its real shapes; nothing is fitted to the method timings. Memory: each
+method fits once in its own subprocess and reports its peak RSS (full runs only).
+Parts 1-3 (full runs): time vs K on CAL500, other peers at K=87, and yeast/enron/corel5k (1 rep).
+Writes nbs/results/prakel/bench.json (`--quick`: bench_quick.json); `--out` to change.
+Run: OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python benchmarks/bench_prakel.py [--quick]
 """
-import argparse, json, os, platform, time, warnings
+import argparse, json, math, os, platform, resource, subprocess, sys, time, warnings
 from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
@@ -24,11 +29,158 @@ def best_of(f, reps=3):
     "Minimum CPU time (process_time) and wall time of `reps` calls (the minimum is the least disturbed by other jobs)."
     cpu, wall = [], []
     for _ in range(reps):
-        c, w = time.process_time(), time.perf_counter(); f()
-        cpu.append(time.process_time() - c); wall.append(time.perf_counter() - w)
+        c, w = time.process_time(), time.perf_counter()
+        f()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
     return min(cpu), min(wall)
 
-def main(out, reps):
+# ---- PRAkEL / RAkEL and GW's extra cost on CAL500 and enron, with a model from operation counts -------------
+SETS = ("CAL500", "enron")   # CAL500: N=502, one PRAkEL fit ~0.3 s; enron: N=1702, d=1001, one fit > 1 s
+
+
+def load_xy(name):
+    "Standardised dense float64 X and dense int8 Y of a staged data set (the union file)."
+    d_ = load(name)
+    X_ = d_.X.toarray() if hasattr(d_.X, "toarray") else np.asarray(d_.X)
+    return StandardScaler().fit_transform(X_).astype(np.float64), d_.Y_dense
+
+
+def method_fits(X, Y):
+    "The three fits the ratios compare: one base learner (ridge, α=10, through the shared SVD) for all."
+    base = CostRegressionClassifier(Ridge(alpha=10.0))
+    return {"prakel": lambda: PRAkEL(loss="f1", k=3, base_estimator=base, random_state=0).fit(X, Y),
+            "prakel_gw": lambda: PRAkEL(loss="f1", k=3, weighting="greedy", base_estimator=base,
+                                        random_state=0).fit(X, Y),
+            "rakel": lambda: RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0).fit(X, Y)}
+
+
+def time_methods(fits, reps):
+    "Warm-up (every method once), then `reps` rounds, methods interleaved; min CPU seconds of each."
+    for f in fits.values(): f()
+    T = {m: [] for m in fits}
+    for _ in range(reps):
+        for m, f in fits.items():
+            c = time.process_time()
+            f()
+            T[m].append(time.process_time() - c)
+    return {m: min(v) for m, v in T.items()}
+
+
+def min_time(f, reps=7):
+    "Min CPU seconds of `reps` calls of f (after one untimed call)."
+    f()
+    out = []
+    for _ in range(reps):
+        c = time.process_time()
+        f()
+        out.append(time.process_time() - c)
+    return min(out)
+
+
+def op_model(X, Y, k=3, reps=7):
+    """Fit time predicted from operation counts: the shared SVD plus, per sub-problem, the products of the ridge
+    solver, each kernel timed alone on its real shapes. Nothing is fitted to the method timings."""
+    N, d = X.shape
+    K = Y.shape[1]
+    M = math.ceil(10 * K / k)
+    r = min(N, d)
+    R = 2 ** k
+    sets = pk.select_labelsets(K, k, M, np.random.RandomState(0))          # the labelsets both methods use
+    Rm = np.array([len(np.unique(pk.encode_labelset(Y[:, S]))) for S in sets])   # RAkEL's classes per labelset
+    Xc = X - X.mean(0)
+    t_svd = min_time(lambda: np.linalg.svd(Xc, full_matrices=False), max(2, reps // 3))
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    rng = np.random.default_rng(0)
+    def products(c, predict):
+        "The products of one sub-problem with c target columns: UᵀC, V·G and, for PRAkEL, X·W."
+        C = np.asfortranarray(rng.random((N, c)))
+        G = rng.random((r, c))
+        W = rng.random((d, c))
+        t = min_time(lambda: U.T @ C, reps) + min_time(lambda: Vt.T @ G, reps)
+        return t + (min_time(lambda: X @ W, reps) if predict else 0.0)
+    t_p = products(R, True)
+    t_r = {c: products(c, False) for c in np.unique(Rm[Rm >= 2])}
+    model_p = t_svd + M * t_p
+    model_r = t_svd + sum(t_r[c] for c in Rm if c >= 2)
+    flops_p = M * 2 * R * (N * r + d * r + N * d)                           # the products' flops
+    flops_r = int(sum(2 * c * (N * r + d * r) for c in Rm if c >= 2))
+    return dict(N=N, d=d, K=K, M=M, r=r, R=R, rakel_classes_mean=float(Rm.mean()),
+                rakel_constant_labelsets=int((Rm < 2).sum()),
+                flops_prakel=int(flops_p), flops_rakel=flops_r, flop_ratio_products=flops_p / flops_r,
+                t_svd=t_svd, t_products_prakel=t_p, model_prakel=model_p, model_rakel=model_r,
+                model_ratio=model_p / model_r)
+
+
+def memory_run(name, method):
+    """In a fresh process: the peak RSS (MiB) of the process, its growth during one fit of `method`, and the fit's own
+    peak of traced allocations (tracemalloc, numpy's arrays included; this fit is not timed)."""
+    import tracemalloc
+    X, Y = load_xy(name)
+    f = method_fits(X, Y)[method]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    tracemalloc.start()
+    with threadpool_limits(1): f()
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(dict(peak_rss_mib=after, fit_extra_mib=after - before, fit_traced_peak_mib=traced)))
+
+
+def memory_only(out):
+    "Fill the memory column of an existing bench.json (a run of its own: memory never shares a timed run)."
+    res = json.loads(Path(out).read_text())
+    for row in res["sets"]:
+        row["memory"] = memory_column(row["data"])
+        print(row["data"], {k_: round(v["fit_traced_peak_mib"], 1) for k_, v in row["memory"].items()})
+    res["memory_load_average"] = os.getloadavg()
+    Path(out).write_text(json.dumps(res, indent=1))
+
+
+def memory_column(name):
+    "Each method in its own subprocess (one thread), reporting its own peak RSS."
+    out = {}
+    for m in ("prakel", "prakel_gw", "rakel"):
+        p = subprocess.run([sys.executable, __file__, "--memory", name, m], capture_output=True, text=True,
+                           env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=600)
+        out[m] = json.loads(p.stdout.strip().splitlines()[-1])
+    return out
+
+
+def compare_sets(reps, quick):
+    "Part 4: measured ratios next to the operation-count model, and (full runs) the memory column."
+    rows = []
+    for name in SETS:
+        X, Y = load_xy(name)
+        t = time_methods(method_fits(X, Y), reps)
+        m = op_model(X, Y, reps=3 if quick else 7)
+        row = dict(data=name, **{k_: m[k_] for k_ in ("N", "d", "K", "M")}, **t,
+                   ratio=t["prakel"] / t["rakel"], gw_extra=t["prakel_gw"] / t["prakel"] - 1, model=m,
+                   model_error=m["model_ratio"] / (t["prakel"] / t["rakel"]) - 1,
+                   unmodelled_us_per_iteration={
+                       "prakel": 1e6 * (t["prakel"] - m["model_prakel"]) / m["M"],
+                       "rakel": 1e6 * (t["rakel"] - m["model_rakel"]) / m["M"]})
+        if not quick: row["memory"] = memory_column(name)
+        rows.append(row)
+        print(f"   {name:7s} N={row['N']:5d} d={row['d']:5d} K={row['K']:4d} M={row['M']:4d}  PRAkEL {t['prakel']:.3f} s"
+              f"  GW {t['prakel_gw']:.3f} s  RAkEL {t['rakel']:.3f} s  PRAkEL/RAkEL {row['ratio']:.2f}"
+              f" (model {m['model_ratio']:.2f}, products' flops {m['flop_ratio_products']:.2f})"
+              f"  GW extra {100 * row['gw_extra']:+.0f} %")
+        if "memory" in row:
+            print("           peak RSS MiB:", {k_: round(v["peak_rss_mib"]) for k_, v in row["memory"].items()})
+    return rows
+
+def main(out, reps, quick=False):
+    if quick:
+        res = dict(load_average_start=os.getloadavg(), clock="min CPU seconds (process_time), one thread", reps=1,
+                   host=platform.node())
+        print("4) PRAkEL / RAkEL and GW on CAL500 and enron (quick: 1 rep after the warm-up)")
+        res["sets"] = compare_sets(1, True)
+        res["load_average_end"] = os.getloadavg()
+        out = Path(out)
+        out.write_text(json.dumps(res, indent=1))
+        print("wrote", out)
+        return
     ds = load("CAL500")
     X = StandardScaler().fit_transform(ds.X).astype(np.float64); Y = ds.Y_dense
     order = np.argsort(-Y.sum(0))          # most frequent labels first, so every subset has non-trivial labels
@@ -118,11 +270,15 @@ def main(out, reps):
         print(f"   {name:8s} N={N_:5d} d={D_:4d} K={b['K']:3d}  PRAkEL {b['prakel']:7.3f} s  GW {b['prakel_gw']:7.3f} s  RAkEL {b['rakel']:7.3f} s"
               f"  PRAkEL/RAkEL {b['ratio']:.2f} (flop model {floor:.2f})  GW extra {100 * b['gw_extra']:+.0f} %")
     res["larger"] = big
+    print("\n4) PRAkEL / RAkEL and GW on CAL500 and enron, every label, next to the operation-count model")
+    res["sets"] = compare_sets(reps, False)
     res["targets"] = {"PRAkEL / RAkEL": [1.5, ratios["PRAkEL / RAkEL"] <= 1.5],
                       "PRAkEL / RAkEL, sklearn ridge": [1.5, ratios["PRAkEL / RAkEL, both refitting sklearn ridge"] <= 1.5],
                       "GW extra": [0.2, ratios["GW extra"] <= 0.2],
                       "GW extra, sklearn ridge": [0.2, ratios["GW extra, sklearn ridge"] <= 0.2],
                       "slope": [1.0, slope["prakel"] <= 1.2]}
+    res["targets_sets"] = {s_["data"]: {"PRAkEL / RAkEL": [1.5, s_["ratio"] <= 1.5], "GW extra": [0.2, s_["gw_extra"] <= 0.2]}
+                           for s_ in res["sets"]}
     print("\n4) ratios on CAL500, K=87 (ours / peer)")
     for k_, v in ratios.items(): print(f"   {k_:45s} {v:6.3f}")
     print("   targets:", {k_: ("OK" if ok else "MISSED") for k_, (_, ok) in res["targets"].items()})
@@ -133,7 +289,15 @@ def main(out, reps):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "nbs" / "results" / "prakel" / "bench.json"))
+    ap.add_argument("--out", default=None)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="part 4 only, 1 rep, no memory column (< 1 min)")
+    ap.add_argument("--memory", nargs=2, metavar=("DATA", "METHOD"), help=argparse.SUPPRESS)   # internal
+    ap.add_argument("--memory-only", action="store_true", help="refill the memory column of --out only")
     a = ap.parse_args()
-    with threadpool_limits(1): main(a.out, a.reps)
+    res_dir = Path(__file__).resolve().parents[1] / "nbs" / "results" / "prakel"
+    out = a.out or str(res_dir / ("bench_quick.json" if a.quick else "bench.json"))
+    if a.memory: memory_run(*a.memory)
+    elif a.memory_only: memory_only(out)
+    else:
+        with threadpool_limits(1): main(out, a.reps, a.quick)

@@ -6,6 +6,8 @@
 from __future__ import annotations
 import functools, math, numbers, time
 from pathlib import Path
+from types import SimpleNamespace
+from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -16,6 +18,7 @@ from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
+from .checks import check_X, check_Y
 from .metrics import LOSSES, hamming_loss, f1_loss, ranking_loss, subset_zero_one_loss, composite_loss
 
 # %% auto #0
@@ -68,6 +71,7 @@ def encode_labelset(Ys):  # (n, k) binary
     k = Ys.shape[1]
     return (np.asarray(Ys, dtype=np.int64) @ (1 << np.arange(k)[::-1])).astype(np.int64)
 
+# %% ../nbs/30_prakel.ipynb #1b94dbb8
 def transform_costs(cost,  # c(idx, P) -> (n,): cost of training instance idx[i] for candidate row P[i]
                     idx,           # (n,) training-instance indices
                     ref,           # (n, K) reference label vectors (labels outside S keep these values)
@@ -133,99 +137,131 @@ class DecomposedCost:
         # count-based losses are evaluated directly (same arithmetic as mlxplain.metrics);
         # weighted ones through func
         self.counts = func is not None and (W is None or ranking)
+        # the rows of `sums` this loss reads: 0 ΣW[y≠r], 1 |y∩r|, 2 |r|, 3 Σ[y≠r]
+        own = {"hamming": {0}, "f1": {1, 2}, "composite": {0, 1, 2}, "subset": {3}}[kind]
+        self.need = tuple(sorted(own | ({1, 2} if self.counts else {0})))
+        self._pat = (None,)
 
-    def _from_counts(self, tp, ny, npr, K):
-        "The loss from the counts |y∩ŷ|, |y|, |ŷ| (n,) — the arithmetic of mlxplain.metrics."
-        def div(a, b, empty):
-            out = np.full(a.shape, float(empty))
-            np.divide(a, b, out=out, where=b != 0)
-            return out
-        ham = lambda: (ny + npr - 2 * tp) / K
-        f1 = lambda: 1.0 - div(2 * tp, ny + npr, 1.0)
-        if self.kind == "hamming" and self.ranking:
-            fn, fp = ny - tp, npr - tp
-            tn = K - ny - fp
-            return div(fn * fp + 0.5 * (tp * fp + fn * tn), ny * (K - ny), 0.0)
-        if self.kind == "hamming": return ham()
-        if self.kind == "f1": return f1()
-        if self.kind == "composite": return self.alpha * ham() + (1 - self.alpha) * f1()
-        return ((ny + npr - 2 * tp) > 0).astype(float)
-
-    def __call__(self, idx, P):  # the evaluation on full label vectors (the training curve, GW/SW)
-        # losses of the counts |y∩ŷ|, |y|, |ŷ|: the metrics' own arithmetic, without re-validating P
-        if self.counts:
-            Yt = self.Y[idx]
-            P = np.asarray(P)
-            tp = np.einsum("ij,ij->i", Yt, P, dtype=float)
-            npr = P.sum(1).astype(float)
-            return self._from_counts(tp, self.ny[idx], npr, Yt.shape[1])
-        if self.func is None:   # example-dependent weighted Hamming: instance n's own weights, as given
-            W = self.W[idx] if self.W.ndim == 2 else self.W
-            return hamming_loss(self.Y[idx], P, weights=W, normalize=False, average=False)
-        return _call_cost(self.func, self.Y[idx], P)
-
-    # R: (n, K) binary vectors of rows idx (None: all N), or (n, |S|) on labels S
-    def sums(self, R, idx=None, S=None):
-        "Per-instance sums (n, 4) of R vs truth on labels S (None: all): ΣW[y≠r], |y∩r|, |r|, Σ[y≠r]."
-        return self._sums_T(_sub(self.YT.T, idx, S).T, np.asarray(R).T, self._weights_T(idx, S)).T
-
-    def _weights_T(self, idx=None, S=None):
-        "Label weights on (S, idx) in the label-major layout: (k, n), or (k,) when they are per label."
-        if self.W.ndim == 2: return _sub(self.W, idx, S).T
-        return self.W if S is None else self.W[np.asarray(S)]
-
-    @staticmethod
-    def _sums_T(YS, RS, WS):  # YS, RS: (k, n) truth and vectors on k labels; WS: (k, n) or (k,) weights
-        "`sums` in the label-major layout (4, n): every reduction runs over k contiguous rows."
-        # label-major because a labelset's rows are then contiguous and the reductions over k are cheap;
-        # row-major (n, k) reductions over a short last axis cost ~10x more per call in numpy
-        RS = np.asarray(RS, dtype=float)
-        YR = YS * RS
-        out = np.empty((4, YS.shape[1]))
-        out[1] = YR.sum(0)
-        out[2] = RS.sum(0)
-        mis = YS + RS - 2 * YR                       # [y ≠ r] for binary y, r
-        out[3] = mis.sum(0)
-        out[0] = WS @ mis if WS.ndim == 1 else (WS * mis).sum(0)
+# %% ../nbs/30_prakel.ipynb #e9d813f4
+@patch
+def _from_counts(self: DecomposedCost, tp, ny, npr, K):
+    "The loss from the counts |y∩ŷ|, |y|, |ŷ| (n,) — the arithmetic of mlxplain.metrics."
+    def div(a, b, empty):
+        out = np.full(a.shape, float(empty))
+        np.divide(a, b, out=out, where=b != 0)
         return out
+    ham = lambda: (ny + npr - 2 * tp) / K
+    f1 = lambda: 1.0 - div(2 * tp, ny + npr, 1.0)
+    if self.kind == "hamming" and self.ranking:
+        fn, fp = ny - tp, npr - tp
+        tn = K - ny - fp
+        return div(fn * fp + 0.5 * (tp * fp + fn * tn), ny * (K - ny), 0.0)
+    if self.kind == "hamming": return ham()
+    if self.kind == "f1": return f1()
+    if self.kind == "composite": return self.alpha * ham() + (1 - self.alpha) * f1()
+    return ((ny + npr - 2 * tp) > 0).astype(float)
 
-    def value(self, sums, idx=None):  # sums: (n, 4) from `sums` over all K labels
-        "Cost (n,) of the vectors whose sums are given, without the vectors themselves (the training curve)."
-        if self.counts:
-            return self._from_counts(sums[:, 1], self.ny if idx is None else self.ny[idx], sums[:, 2],
-                                     self.Y.shape[1])
-        return sums[:, 0].copy()   # weighted Hamming: Σ_l W·[y_l ≠ r_l]
+@patch
+def __call__(self: DecomposedCost, idx, P):  # full label vectors (the training curve, GW/SW)
+    # losses of the counts |y∩ŷ|, |y|, |ŷ|: the metrics' own arithmetic, without re-validating P
+    if self.counts:
+        Yt = self.Y[idx]
+        P = np.asarray(P)
+        tp = np.einsum("ij,ij->i", Yt, P, dtype=float)
+        npr = P.sum(1).astype(float)
+        return self._from_counts(tp, self.ny[idx], npr, Yt.shape[1])
+    if self.func is None:   # example-dependent weighted Hamming: instance n's own weights, as given
+        W = self.W[idx] if self.W.ndim == 2 else self.W
+        return hamming_loss(self.Y[idx], P, weights=W, normalize=False, average=False)
+    return _call_cost(self.func, self.Y[idx], P)
 
-    def labelset_costs(self, idx, ref, S, B,  # idx (n,) rows (None: all N); ref (n, K) int8; S (k,); B (R, k)
-                       # (n, 4) `sums` of ref over the labels outside S, if the caller keeps them
-                       outside=None,
-                      ):
-        "Costs (n, R) of each pattern of B on S, the labels outside S fixed to ref; O(nk2^k) given `outside`."
-        S = np.asarray(S)
-        if outside is None: outside = self.sums(ref, idx) - self.sums(ref[:, S], idx, S)   # O(nK)
-        ny = self.ny if idx is None else self.ny[np.asarray(idx)]
-        return self._labelset_costs_T(_sub(self.YT.T, idx, S).T, self._weights_T(idx, S), ny,
-                                      np.asarray(outside).T, B).T
+# %% ../nbs/30_prakel.ipynb #2acf74ef
+# R: (n, K) binary vectors of rows idx (None: all N), or (n, |S|) on labels S
+@patch
+def sums(self: DecomposedCost, R, idx=None, S=None):
+    "Per-instance sums (n, 4) of R vs truth on labels S (None: all): ΣW[y≠r], |y∩r|, |r|, Σ[y≠r]."
+    return self._sums_T(_sub(self.YT.T, idx, S).T, np.asarray(R).T, self._weights_T(idx, S)).T
 
-    # YS (k, n); WS (k, n) or (k,); ny (n,); outside (4, n); B (R, k)
-    def _labelset_costs_T(self, YS, WS, ny, outside, B):
-        "`labelset_costs` in the label-major layout: (R, n)."
-        Bf = B.astype(float)
-        # Σ W·[p ≠ y] on S for every pattern p, plus the outside part
-        if self.kind in ("hamming", "composite"):
-            WS = WS if WS.ndim == 2 else WS[:, None]   # per-label weights broadcast over the instances
-            add = outside[0] + (WS * YS).sum(0) + Bf @ (WS * (1 - 2 * YS))
-            if self.kind == "hamming": return add
-        # F1 from |y∩ŷ| and |ŷ| split at S; 0 when both are empty
-        if self.kind in ("f1", "composite"):
-            tp = outside[1] + Bf @ YS
-            den = ny + outside[2] + Bf.sum(1)[:, None]
-            f = np.ones_like(tp)
-            np.divide(2 * tp, den, out=f, where=den != 0)
-            return 1.0 - f if self.kind == "f1" else self.alpha * add + (1 - self.alpha) * (1.0 - f)
-        mism = Bf.sum(1)[:, None] + YS.sum(0) - 2 * (Bf @ YS)   # Σ_j [b_j ≠ y_j] for every pattern b
-        return ((outside[3] + mism) > 0).astype(float)           # subset 0/1
+@patch
+def sums_T(self: DecomposedCost, YS, RS, WS):  # as `_sums_T`; the rows this loss does not read are left at 0
+    "`_sums_T` restricted to the rows of `sums` this loss reads (the per-labelset updates)."
+    return self._sums_T(YS, RS, WS, self.need)
 
+@patch
+def _weights_T(self: DecomposedCost, idx=None, S=None):
+    "Label weights on (S, idx) in the label-major layout: (k, n), or (k,) when they are per label."
+    if self.W.ndim == 2: return _sub(self.W, idx, S).T
+    return self.W if S is None else self.W[np.asarray(S)]
+
+@patch
+def value(self: DecomposedCost, sums, idx=None):  # sums: (n, 4) from `sums` over all K labels
+    "Cost (n,) of the vectors whose sums are given, without the vectors themselves (the training curve)."
+    if self.counts:
+        return self._from_counts(sums[:, 1], self.ny if idx is None else self.ny[idx], sums[:, 2],
+                                 self.Y.shape[1])
+    return sums[:, 0].copy()   # weighted Hamming: Σ_l W·[y_l ≠ r_l]
+
+# %% ../nbs/30_prakel.ipynb #6d194ca6
+def _sums_T(YS, RS, WS,  # YS, RS: (k, n) truth and vectors on k labels; WS: (k, n) or (k,) weights
+            need=(0, 1, 2, 3),  # the rows to compute (the others stay 0)
+           ):
+    "`sums` in the label-major layout (4, n): every reduction runs over k contiguous rows."
+    # label-major because a labelset's rows are then contiguous and the reductions over k are cheap;
+    # row-major (n, k) reductions over a short last axis cost ~10x more per call in numpy
+    RS = np.asarray(RS, dtype=float)
+    YR = YS * RS
+    out = np.zeros((4, YS.shape[1]))
+    if 1 in need: out[1] = YR.sum(0)
+    if 2 in need: out[2] = RS.sum(0)
+    if 0 in need or 3 in need:
+        mis = YS + RS - 2 * YR                   # [y ≠ r] for binary y, r
+        if 3 in need: out[3] = mis.sum(0)
+        if 0 in need: out[0] = WS @ mis if WS.ndim == 1 else (WS * mis).sum(0)
+    return out
+
+DecomposedCost._sums_T = staticmethod(_sums_T)
+
+# %% ../nbs/30_prakel.ipynb #965c9a85
+# idx (n,) rows (None: all N); ref (n, K) int8; S (k,); B (R, k)
+@patch
+def labelset_costs(self: DecomposedCost, idx, ref, S, B,
+                   # (n, 4) `sums` of ref over the labels outside S, if the caller keeps them
+                   outside=None,
+                  ):
+    "Costs (n, R) of each pattern of B on S, the labels outside S fixed to ref; O(nk2^k) given `outside`."
+    S = np.asarray(S)
+    if outside is None: outside = self.sums(ref, idx) - self.sums(ref[:, S], idx, S)   # O(nK)
+    ny = self.ny if idx is None else self.ny[np.asarray(idx)]
+    return self._labelset_costs_T(_sub(self.YT.T, idx, S).T, self._weights_T(idx, S), ny,
+                                  np.asarray(outside).T, B).T
+
+# YS (k, n); WS (k, n) or (k,); ny (n,); outside (4, n); B (R, k)
+@patch
+def _patterns(self: DecomposedCost, B):
+    "B as floats and its row sums |b|, kept for the last B seen (PRAkEL passes the same B every time)."
+    if self._pat[0] is not B: self._pat = (B, B.astype(float), B.sum(1).astype(float)[:, None])
+    return self._pat[1:]
+
+@patch
+def _labelset_costs_T(self: DecomposedCost, YS, WS, ny, outside, B):
+    "`labelset_costs` in the label-major layout: (R, n)."
+    Bf, Bsum = self._patterns(B)
+    # Σ W·[p ≠ y] on S for every pattern p, plus the outside part
+    if self.kind in ("hamming", "composite"):
+        WS = WS if WS.ndim == 2 else WS[:, None]   # per-label weights broadcast over the instances
+        add = outside[0] + (WS * YS).sum(0) + Bf @ (WS * (1 - 2 * YS))
+        if self.kind == "hamming": return add
+    # F1 from |y∩ŷ| and |ŷ| split at S; 0 when both are empty
+    if self.kind in ("f1", "composite"):
+        tp = outside[1] + Bf @ YS
+        den = ny + outside[2] + Bsum
+        f = np.ones_like(tp)
+        np.divide(2 * tp, den, out=f, where=den != 0)
+        return 1.0 - f if self.kind == "f1" else self.alpha * add + (1 - self.alpha) * (1.0 - f)
+    mism = Bsum + YS.sum(0) - 2 * (Bf @ YS)   # Σ_j [b_j ≠ y_j] for every pattern b
+    return ((outside[3] + mism) > 0).astype(float)           # subset 0/1
+
+# %% ../nbs/30_prakel.ipynb #47556352
 def _ranking_weights(Y):  # (N, K) binary
     "Lemma 1 per row: weight 1/(2|y|) on relevant labels, 1/(2(K-|y|)) on irrelevant ones (0 if y is 0 or 1)."
     Y = np.asarray(Y)
@@ -282,6 +318,7 @@ def _one_sided_refits(fit,       # fit(T) -> (model, its fitted values (N, R) on
         model, R = fit(T)
     return model
 
+# %% ../nbs/30_prakel.ipynb #f5bd2ac0
 class CostRegressionClassifier(BaseEstimator):
     "Cost-sensitive multi-class classifier: regress each class's cost on x, predict the least costly class."
     def __init__(self,
@@ -333,26 +370,35 @@ class _SVDRidge:
         # weighted ridge = ridge on √w-scaled rows
         if self.sw is not None: Xc = np.sqrt(self.sw)[:, None] * Xc
         self.U, self.s, self.Vt = np.linalg.svd(Xc, full_matrices=False)
-
+        self._shrink = {}
+    def _factor(self, alpha):
+        "s / (s² + α) as a column, computed once per α."
+        f = self._shrink.get(alpha)
+        if f is None: f = self._shrink[alpha] = (self.s / (self.s ** 2 + alpha))[:, None]
+        return f
     def _centred(self, C):
         # = C.mean(0), bit for bit, without its overhead
         cm = C.sum(0) / len(C) if self.sw is None else self.sw @ C / self.sw.sum()
         return cm, (C - cm) if self.sw is None else np.sqrt(self.sw)[:, None] * (C - cm)
 
-    def fit(self, C, alpha):  # C: (N, R) targets; alpha: ridge penalty
-        "The ridge fit of every column of C, as a `_LinearCosts`."
-        cm, Cc = self._centred(C)
-        W = self.Vt.T @ ((self.s / (self.s ** 2 + alpha))[:, None] * (self.U.T @ Cc))
-        return _LinearCosts(W, cm - self.mean_ @ W)
+# %% ../nbs/30_prakel.ipynb #cf5a409b
+@patch
+def fit(self: _SVDRidge, C, alpha):  # C: (N, R) targets; alpha: ridge penalty
+    "The ridge fit of every column of C, as a `_LinearCosts`."
+    cm, Cc = self._centred(C)
+    W = self.Vt.T @ (self._factor(alpha) * (self.U.T @ Cc))
+    return _LinearCosts(W, cm - self.mean_ @ W)
 
-    def fitted(self, C, alpha):  # the in-sample predictions of fit(C, alpha), from U alone (unweighted only)
-        assert self.sw is None
-        cm, Cc = self._centred(C)
-        return self.U @ ((self.s ** 2 / (self.s ** 2 + alpha))[:, None] * (self.U.T @ Cc)) + cm
+@patch
+def fitted(self: _SVDRidge, C, alpha):  # in-sample predictions of fit(C, alpha), from U alone (unweighted)
+    assert self.sw is None
+    cm, Cc = self._centred(C)
+    return self.U @ ((self.s ** 2 / (self.s ** 2 + alpha))[:, None] * (self.U.T @ Cc)) + cm
 
-    def fit_one_sided(self, C, alpha, max_iter=10):
-        "One-sided ridge regression of C (`CostRegressionClassifier(one_sided=True)` through the shared SVD)."
-        return _one_sided_refits(lambda T: (self.fit(T, alpha), self.fitted(T, alpha)), C, max_iter)
+@patch
+def fit_one_sided(self: _SVDRidge, C, alpha, max_iter=10):
+    "One-sided ridge regression of C (`CostRegressionClassifier(one_sided=True)` through the shared SVD)."
+    return _one_sided_refits(lambda T: (self.fit(T, alpha), self.fitted(T, alpha)), C, max_iter)
 
 def _shared_alpha(base, X, max_cells=2e7):
     "Ridge α when `base` is a (one-sided or plain) ridge cost regression and X is small enough; else None."
@@ -403,18 +449,15 @@ def _segments(cost, idx, F_prev, S, h, patterns=None):
     a = np.where(F0 * hT < 0, np.abs(F0), np.inf)              # zero of F0 + α h, when positive
     # rank of each label of S in its instance's order: by breakpoint; at equal ones h = -1 first (it flips at
     # α = a); then by position in S (a stable order)
-    A1, A2, H1, H2 = a[:, None], a[None], hT[:, None], hT[None]
-    first = (A1 < A2) | ((A1 == A2) & ((H1 < H2) | ((H1 == H2) & (np.arange(k)[:, None, None]
-                                                                  < np.arange(k)[None, :, None]))))
-    rank = first.sum(0)                                         # number of labels before each one
+    # (h = +1 after h = -1, then by position: one integer key per label, unique within an instance)
+    key = (hT > 0) * k + np.arange(k)[:, None]
+    A1, A2, K1, K2 = a[:, None], a[None], key[:, None], key[None]
+    rank = ((A1 < A2) | ((A1 == A2) & (K1 < K2))).sum(0)       # number of labels before each one
     n_fin = np.isfinite(a).sum(0)
     js = np.arange(k + 1)[:, None, None]
     PS = np.where(rank[None] < js, after[None], before[None])   # (k+1, k, n): the prediction on S in state j
     # (k+1, n) pattern index of each state (MSB first)
-    codes = np.zeros((k + 1, n), dtype=np.int64)
-    for l in range(k):
-        codes <<= 1
-        codes += PS[:, l]
+    codes = (1 << np.arange(k)[::-1]) @ PS
     if patterns is not None:                                    # a look-up, O(n·k)
         PT = np.ascontiguousarray(np.asarray(patterns).T)       # (2^k, n)
         costs = PT.ravel()[codes * n + np.arange(n)]
@@ -428,6 +471,7 @@ def _segments(cost, idx, F_prev, S, h, patterns=None):
     return a, hT, rank, np.where(np.arange(k + 1)[:, None] <= n_fin, costs,
                                  costs.ravel()[n_fin * n + np.arange(n)])
 
+# %% ../nbs/30_prakel.ipynb #f406241b
 def greedy_weight(cost,    # c(idx, P) -> (n,)
                   idx,     # (n,) instance indices
                   F_prev,  # (n, K) votes of the first m-1 classifiers
@@ -447,9 +491,9 @@ def greedy_weight(cost,    # c(idx, P) -> (n,)
     o = np.lexsort((hv, vals))
     vals, hv, delta = vals[o], hv[o], delta[o]
     cums = np.concatenate([[0.0], np.cumsum(delta)])          # cums[i]: after the first i events
-    u = np.unique(vals)
-    start = np.searchsorted(vals, u, side="left")
-    end = np.searchsorted(vals, u, side="right")
+    start = np.flatnonzero(np.concatenate([[True], vals[1:] != vals[:-1]]))   # vals is sorted: its runs
+    u = vals[start]
+    end = np.append(start[1:], len(vals))
     # events of each breakpoint that flip exactly at it
     neg = np.add.reduceat((hv < 0).astype(np.int64), start)
     base = costs[0].mean()
@@ -464,6 +508,7 @@ def greedy_weight(cost,    # c(idx, P) -> (n,)
     g = int(np.argmin(obj_pt))
     return float(u[g]), float(obj_pt[g])
 
+# %% ../nbs/30_prakel.ipynb #b2c7e8a7
 def simple_weight(cost, idx, F_prev, S, h,
                   P=10,   # grid {1/P, ..., 1}
                   M=1,    # number of iterations (ε < 1/(PM))
@@ -480,22 +525,17 @@ def simple_weight(cost, idx, F_prev, S, h,
     return float(alphas[best]), float(obj[best])
 
 # %% ../nbs/30_prakel.ipynb #17e7bb34
-def _check_X(X):
-    if sp.issparse(X): X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2: raise ValueError(f"X must be 2-D (N, d), got shape {X.shape}")
-    if not np.isfinite(X.data if sp.issparse(X) else X).all():
-        raise ValueError("X contains NaN or infinite values: impute or drop them first")
-    return X
+def _check_X(X, n_features=None):  # n_features: the width seen in fit (predict), None in fit
+    "X as a finite float64 ndarray or CSR (`mlxplain.checks.check_X`)."
+    return check_X(X, n_features=n_features)
 
 def _check_Y(Y, N):
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
-    if Y.ndim != 2: raise ValueError(f"Y must be a 2-D (N, K) binary label matrix, got shape {Y.shape}")
-    if Y.shape[0] != N:
-        raise ValueError(f"X has {N} rows but Y has {Y.shape[0]}: they must describe the same instances")
-    if not np.isin(Y, (0, 1)).all(): raise ValueError("Y must be binary (0/1)")
-    return Y.astype(np.int8)
+    "Y as a dense (N, K) int8 0/1 matrix (`mlxplain.checks.check_Y`); this chapter wants it 2-D."
+    C = check_Y(Y, N)
+    if not sp.issparse(Y) and np.ndim(Y) == 1:   # the chapter's rule: one label is a (N, 1) column
+        raise ValueError(f"Y must be a 2-D (N, K) binary label matrix, got shape {np.shape(Y)}: "
+                         "for one label pass Y.reshape(-1, 1)")
+    return C.toarray()
 
 def _example_costs(costs, loss, Y):
     "Cost c(idx, P) -> (n,) for training instances: from the loss, a weight matrix or a user callable."
@@ -519,6 +559,7 @@ def _example_costs(costs, loss, Y):
     c(np.arange(min(N, 2)), Y[:min(N, 2)])   # fail early on a wrong output shape
     return c
 
+# %% ../nbs/30_prakel.ipynb #da96b1a1
 def _fit_one(base, shared, fold, X, C):
     "Fit on (X, C): a clone of base, or via the shared SVD (fold None: all of X; i: fold i's training part)."
     if shared is None: return clone(base).fit(X, C)
@@ -526,14 +567,15 @@ def _fit_one(base, shared, fold, X, C):
     svd = full if fold is None else per_fold[fold]
     return svd.fit_one_sided(C, alpha, base.max_iter) if base.one_sided else svd.fit(C, alpha)
 
-def _fit_sub(base, X, C, B, fold_splits=None, shared=None):
+def _fit_sub(base, X, C, B, fold_splits=None, shared=None, votes=None):
     "Fit one sub-problem learner; return it, its ±1 training votes (n, k), out-of-fold votes (or None), E_m."
     fit = lambda i, Xi, Ci: _fit_one(base, shared, i, Xi, Ci)
     est = fit(None, X, C)
-    votes = 2 * B - 1                                         # ±1 vote of every pattern
-    cls = est.predict(X)
+    if votes is None: votes = 2 * B - 1                       # ±1 vote of every pattern
+    if isinstance(est, _LinearCosts): cls = (np.asarray(X @ est.W) + est.b).argmin(1)   # = est.predict(X)
+    else: cls = est.predict(X)
     h = votes[cls]
-    E = float(C[np.arange(len(C)), cls].sum() / len(C))
+    E = float(np.take_along_axis(C, cls[:, None], 1).sum() / len(C))
     h_oos = None
     if fold_splits is not None:
         h_oos = np.empty_like(h)
@@ -541,6 +583,7 @@ def _fit_sub(base, X, C, B, fold_splits=None, shared=None):
             h_oos[te] = votes[fit(i, X[tr], C[tr]).predict(X[te])]
     return est, h, h_oos, E
 
+# %% ../nbs/30_prakel.ipynb #c1d70f5c
 class _Reference:
     "Binary label vectors R (N, K) of the training instances, changed per labelset, with their cost sums."
     # For a `DecomposedCost` the per-instance sums are kept up to date in O(N·k) per labelset, so an
@@ -552,37 +595,40 @@ class _Reference:
         self.dc = isinstance(cost, DecomposedCost)
         self._last = (None,)
         if self.dc: self.sums = cost._sums_T(cost.YT, self.RT, cost.WT)   # (4, N)
-
     @property
     def R(self): return self.RT.T
-
     def _outside(self, S):
         "Truth and weights on S, sums over the labels outside S; kept until R changes, for `set` on this S."
         if self._last[0] is not S:
             c = self.cost
             YS, WS = c.YT[S], c.WT[S]
-            self._last = (S, YS, WS, self.sums - c._sums_T(YS, self.RT[S], WS))
+            self._last = (S, YS, WS, self.sums - c.sums_T(YS, self.RT[S], WS))
         return self._last[1:]
 
-    def costs(self, S, B):  # S: labelset; B: its patterns
-        "Unshifted costs (N, 2^k) of every pattern on S, the other labels at R."
-        if not self.dc: return transform_costs(self.cost, np.arange(self.RT.shape[1]), self.R, S, shift=False)
+# %% ../nbs/30_prakel.ipynb #3548d90b
+@patch
+def costs(self: _Reference, S, B):  # S: labelset; B: its patterns
+    "Unshifted costs (N, 2^k) of every pattern on S, the other labels at R."
+    if not self.dc: return transform_costs(self.cost, np.arange(self.RT.shape[1]), self.R, S, shift=False)
+    YS, WS, out = self._outside(S)
+    return self.cost._labelset_costs_T(YS, WS, self.cost.ny, out, B).T
+
+@patch
+def set(self: _Reference, S, newT):  # newT: (k, N) new values of R on S (label-major)
+    newT = np.asarray(newT, dtype=np.int8)
+    if self.dc:
         YS, WS, out = self._outside(S)
-        return self.cost._labelset_costs_T(YS, WS, self.cost.ny, out, B).T
+        self.sums = out + self.cost.sums_T(YS, newT, WS)
+        self._last = (None,)
+    self.RT[S] = newT
 
-    def set(self, S, newT):  # newT: (k, N) new values of R on S (label-major)
-        newT = np.asarray(newT, dtype=np.int8)
-        if self.dc:
-            YS, WS, out = self._outside(S)
-            self.sums = out + self.cost._sums_T(YS, newT, WS)
-            self._last = (None,)
-        self.RT[S] = newT
+@patch
+def value(self: _Reference):
+    "Cost (N,) of every instance's R."
+    if not self.dc: return self.cost(np.arange(self.RT.shape[1]), self.R)
+    return self.cost.value(self.sums.T)
 
-    def value(self):
-        "Cost (N,) of every instance's R."
-        if not self.dc: return self.cost(np.arange(self.RT.shape[1]), self.R)
-        return self.cost.value(self.sums.T)
-
+# %% ../nbs/30_prakel.ipynb #10193258
 class PRAkEL(BaseEstimator):
     "Progressive random k-labelsets: RAkEL whose sub-problems carry the cost, for any example-based cost."
     def __init__(self,
@@ -608,7 +654,6 @@ class PRAkEL(BaseEstimator):
         self.base_estimator, self.random_state, self.sw_grid, self.cv, self.n_jobs = (
             base_estimator, random_state, sw_grid, cv, n_jobs)
         self.shared_solver = shared_solver
-
     def _validate(self, Y):
         K = Y.shape[1]
         k = _check_k(self.k, K)
@@ -623,105 +668,126 @@ class PRAkEL(BaseEstimator):
             raise ValueError(f"sw_grid={P!r}: the grid {{1/P, ..., 1}} needs an integer P >= 1")
         return k, M
 
-    def fit(self, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) binary; costs: see above
-        "Train the M cost-sensitive sub-problems progressively."
-        X = _check_X(X)
-        Y = _check_Y(Y, X.shape[0])
-        N, K = Y.shape
-        k, M = self._validate(Y)
-        cost = _example_costs(costs, self.loss, Y)
-        base = self.base_estimator if self.base_estimator is not None else CostRegressionClassifier()
-        rng = check_random_state(self.random_state)
-        self.labelsets_ = select_labelsets(K, k, M, rng)
-        B = labelset_patterns(k)
-        idx = np.arange(N)
-        folds = None
-        if self.reference == "oos":
-            folds = list(KFold(self.cv, shuffle=True, random_state=rng.randint(2**31 - 1)).split(X))
-        alpha = _shared_alpha(base, X) if self.shared_solver else None
-        shared = None
-        if alpha is not None:
-            shared = (alpha, _SVDRidge(X), [_SVDRidge(X[tr]) for tr, _ in folds] if folds else [])
-        # iteration 1 (and PRAkEL_t) costs against the truth
-        truth = _Reference(cost, Y)
-        # [F > 0]: the ensemble's training predictions so far
-        cur = _Reference(cost, np.zeros((N, K), np.int8))
-        ref = (truth if self.reference == "true" else cur if self.reference == "predicted"
-               else _Reference(cost, np.zeros((N, K), np.int8)))   # oos: [F_oos > 0]
-        pre = None
-        if self.reference == "true":   # independent sub-problems: fit them all, in parallel
-            # via the shared SVD a sub-problem takes ~0.1 ms, less than sending it to a worker: they stay here
-            n_jobs = self.n_jobs if shared is None else None
-            pre = Parallel(n_jobs=n_jobs)(
-                delayed(_fit_sub)(base, X, _shift_costs(truth.costs(S, B)), B, None, shared)
-                for S in self.labelsets_)
-        FT = np.zeros((K, N))
-        FT_oos = np.zeros((K, N))                          # votes, label-major like `_Reference`; F = FT.T
-        self.estimators_, self.alphas_, curve, E = [], [], [], []
-        for m, S in enumerate(self.labelsets_):
-            r = truth if m == 0 else ref
-            U = None   # unshifted costs of every pattern on S against r, when computed here
-            if pre is not None: est, h, h_oos, e = pre[m]
-            else:
-                U = r.costs(S, B)
-                est, h, h_oos, e = _fit_sub(base, X, _shift_costs(U), B, folds, shared)
-            E.append(e)
-            obj = None
-            if m == 0 or self.weighting == "uniform": alpha = 1.0
-            else:
-                # GW/SW cost the patterns against [F > 0]: the reference's costs when the reference is [F > 0]
-                P = U if r is cur else cur.costs(S, B)
-                if self.weighting == "greedy": alpha, obj = greedy_weight(cost, idx, FT.T, S, h, P)
-                else: alpha, obj = simple_weight(cost, idx, FT.T, S, h, self.sw_grid, M, P)
-            FT[S] += alpha * h.T
-            cur.set(S, FT[S] > 0)
-            if self.reference == "oos":
-                FT_oos[S] += alpha * h_oos.T
-                ref.set(S, FT_oos[S] > 0)
-            # GW/SW already know the training cost of the new vote (Eq. 8 at the chosen α)
-            curve.append(obj if obj is not None else cur.value().mean())
-            self.estimators_.append(est)
-            self.alphas_.append(alpha)
-        self.alphas_ = np.array(self.alphas_)
-        self.training_cost_curve_ = np.array(curve)
-        self.subproblem_costs_ = np.array(E)
-        self.n_labels_, self.n_features_in_ = K, X.shape[1]
-        return self
+# %% ../nbs/30_prakel.ipynb #38ba8477
+def _prakel_state(est, X, Y, k, M, cost):
+    "What PRAkEL's iterations share (a namespace); sets est.labelsets_."
+    N, K = Y.shape
+    base = est.base_estimator if est.base_estimator is not None else CostRegressionClassifier()
+    rng = check_random_state(est.random_state)
+    est.labelsets_ = select_labelsets(K, k, M, rng)
+    B = labelset_patterns(k)
+    folds = None
+    if est.reference == "oos":
+        folds = list(KFold(est.cv, shuffle=True, random_state=rng.randint(2**31 - 1)).split(X))
+    alpha = _shared_alpha(base, X) if est.shared_solver else None
+    shared = None
+    if alpha is not None:
+        shared = (alpha, _SVDRidge(X), [_SVDRidge(X[tr]) for tr, _ in folds] if folds else [])
+    # iteration 1 (and PRAkEL_t) costs against the truth; cur: [F > 0], the ensemble's training predictions
+    truth, cur = _Reference(cost, Y), _Reference(cost, np.zeros((N, K), np.int8))
+    ref = (truth if est.reference == "true" else cur if est.reference == "predicted"
+           else _Reference(cost, np.zeros((N, K), np.int8)))   # oos: [F_oos > 0]
+    return SimpleNamespace(
+        X=X, M=M, cost=cost, base=base, B=B, folds=folds, shared=shared, truth=truth, cur=cur, ref=ref,
+        codes=1 << np.arange(k)[::-1],    # pattern index of a column of bits on S (MSB first)
+        votes=2 * B - 1,                  # ±1 vote of every pattern
+        idx=np.arange(N),
+        FT=np.zeros((K, N)), FT_oos=np.zeros((K, N)))   # votes, label-major like `_Reference`; F = FT.T
 
-    def _check_predict_X(self, X):
-        "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR of the training width."
-        check_is_fitted(self, "estimators_")
-        X = _check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
-        return X
+def _prakel_pre(est, st):
+    "PRAkEL_t's independent sub-problems, all fitted at once (joblib); None for the other references."
+    if est.reference != "true": return None
+    # via the shared SVD a sub-problem takes ~0.1 ms, less than sending it to a worker: they stay here
+    n_jobs = est.n_jobs if st.shared is None else None
+    return Parallel(n_jobs=n_jobs)(
+        delayed(_fit_sub)(st.base, st.X, _shift_costs(st.truth.costs(S, st.B)), st.B, None, st.shared)
+        for S in est.labelsets_)
 
-    def _votes(self, X):  # X: validated by _check_predict_X
-        B = labelset_patterns(self.labelsets_.shape[1])
-        for est, S, a in zip(self.estimators_, self.labelsets_, self.alphas_):
-            yield S, a * (2 * B[est.predict(X)].astype(np.int8) - 1)
+# %% ../nbs/30_prakel.ipynb #6d7c9e9f
+def _prakel_weight(est, st, m, S, r, U, h):
+    "α_m and, for GW/SW, the training cost at it (Eq. 8); (1.0, None) for uniform weighting and at m = 1."
+    if m == 0 or est.weighting == "uniform": return 1.0, None
+    # GW/SW cost the patterns against [F > 0]: the reference's costs when the reference is [F > 0]
+    P = U if r is st.cur else st.cur.costs(S, st.B)
+    if est.weighting == "greedy": return greedy_weight(st.cost, st.idx, st.FT.T, S, h, P)
+    return simple_weight(st.cost, st.idx, st.FT.T, S, h, est.sw_grid, st.M, P)
 
-    def decision_function(self, X):
-        "Weighted votes F (N, K); the prediction is F > 0."
-        X = self._check_predict_X(X)
-        F = np.zeros((X.shape[0], self.n_labels_))
-        for S, v in self._votes(X): F[:, S] += v
-        return F
+def _prakel_step(est, st, m, S, pre):
+    "Iteration m on labelset S: fit, weigh, update [F > 0]; (sub-classifier, α_m, training cost, E_m)."
+    r = st.truth if m == 0 else st.ref
+    U = None   # unshifted costs of every pattern on S against r, when computed here
+    if pre is not None: sub, h, h_oos, e = pre[m]
+    else:
+        U = r.costs(S, st.B)
+        sub, h, h_oos, e = _fit_sub(st.base, st.X, _shift_costs(U), st.B, st.folds, st.shared, st.votes)
+    alpha, obj = _prakel_weight(est, st, m, S, r, U, h)
+    st.FT[S] += h.T if alpha == 1.0 else alpha * h.T
+    st.cur.set(S, st.FT[S] > 0)
+    if est.reference == "oos":
+        st.FT_oos[S] += alpha * h_oos.T
+        st.ref.set(S, st.FT_oos[S] > 0)
+    # GW/SW already know the training cost of the new vote (Eq. 8 at the chosen α); with [F > 0] as the
+    # reference, it is the cost of each instance's new pattern on S, a column of U
+    if obj is None and U is not None and r is st.cur: obj = U[st.idx, st.codes @ st.cur.RT[S]].mean()
+    return sub, alpha, (obj if obj is not None else st.cur.value().mean()), e
 
-    def staged_predict(self, X):
-        "Predictions after each iteration m = 1..M (for cost-vs-M curves)."
-        X = self._check_predict_X(X)   # checked here, before the first yield
-        return self._staged(X)
+# %% ../nbs/30_prakel.ipynb #da7e3940
+@patch
+def fit(self: PRAkEL, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) binary; costs: see above
+    "Train the M cost-sensitive sub-problems progressively."
+    X = _check_X(X)
+    Y = _check_Y(Y, X.shape[0])
+    k, M = self._validate(Y)
+    st = _prakel_state(self, X, Y, k, M, _example_costs(costs, self.loss, Y))
+    pre = _prakel_pre(self, st)
+    subs, alphas, curve, E = zip(*[_prakel_step(self, st, m, S, pre) for m, S in enumerate(self.labelsets_)])
+    self.estimators_, self.alphas_ = list(subs), np.array(alphas)
+    self.training_cost_curve_, self.subproblem_costs_ = np.array(curve), np.array(E)
+    self.n_labels_, self.n_features_in_ = Y.shape[1], X.shape[1]
+    return self
 
-    def _staged(self, X):
-        F = np.zeros((X.shape[0], self.n_labels_))
-        for S, v in self._votes(X):
-            F[:, S] += v
-            yield (F > 0).astype(np.int8)
 
-    def predict(self, X):
-        "Binary predictions (N, K), int8."
-        return (self.decision_function(X) > 0).astype(np.int8)
+@patch
+def _check_predict_X(self: PRAkEL, X):
+    "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR of the training width."
+    check_is_fitted(self, "estimators_")
+    X = _check_X(X)
+    if X.shape[1] != self.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
+    return X
+
+@patch
+def _votes(self: PRAkEL, X):  # X: validated by _check_predict_X
+    B = labelset_patterns(self.labelsets_.shape[1])
+    for est, S, a in zip(self.estimators_, self.labelsets_, self.alphas_):
+        yield S, a * (2 * B[est.predict(X)].astype(np.int8) - 1)
+
+# %% ../nbs/30_prakel.ipynb #dee0aa5c
+@patch
+def decision_function(self: PRAkEL, X):
+    "Weighted votes F (N, K); the prediction is F > 0."
+    X = self._check_predict_X(X)
+    F = np.zeros((X.shape[0], self.n_labels_))
+    for S, v in self._votes(X): F[:, S] += v
+    return F
+
+@patch
+def staged_predict(self: PRAkEL, X):
+    "Predictions after each iteration m = 1..M (for cost-vs-M curves)."
+    X = self._check_predict_X(X)   # checked here, before the first yield
+    return self._staged(X)
+
+@patch
+def _staged(self: PRAkEL, X):
+    F = np.zeros((X.shape[0], self.n_labels_))
+    for S, v in self._votes(X):
+        F[:, S] += v
+        yield (F > 0).astype(np.int8)
+
+@patch
+def predict(self: PRAkEL, X):
+    "Binary predictions (N, K), int8."
+    return (self.decision_function(X) > 0).astype(np.int8)
 
 # %% ../nbs/30_prakel.ipynb #2c45d7fe
 class _LinearLP:
@@ -758,6 +824,7 @@ def _disjoint_labelsets(K, k, rng):
     perm = rng.permutation(K)
     return [np.sort(perm[i:i + k]) for i in range(0, K, k)]
 
+# %% ../nbs/30_prakel.ipynb #477730e1
 class RAkEL(BaseEstimator):
     "Random k-labelsets: a label-powerset classifier per labelset, majority vote (disjoint or overlapping)."
     def __init__(self,
@@ -772,10 +839,8 @@ class RAkEL(BaseEstimator):
                 ):
         self.k, self.n_iterations, self.mode, self.base_estimator = k, n_iterations, mode, base_estimator
         self.random_state, self.n_jobs, self.shared_solver = random_state, n_jobs, shared_solver
-
     def _instance_weights(self, Y, S): return None
     def _shared_sample_weight(self): return None   # instance weights common to all sub-problems (CS-RAkEL)
-
     def fit(self, X, Y, costs=None):  # costs: ignored by RAkEL (it is not cost-sensitive); used by CSRAkEL
         "Train one label-powerset classifier per labelset."
         X = _check_X(X)
@@ -795,24 +860,27 @@ class RAkEL(BaseEstimator):
             delayed(_lp_fit)(base, X, Y[:, S], self._instance_weights(Y, S), shared) for S in sets)
         self.labelsets_, self.n_labels_, self.n_features_in_ = sets, K, X.shape[1]
         return self
-
     def _set_costs(self, costs, Y): pass
 
-    def decision_function(self, X):
-        "Votes in [-1, 1]: mean of ±1 over the labelsets containing each label (0 where none)."
-        check_is_fitted(self, "estimators_")
-        X = _check_X(X)
-        F = np.zeros((X.shape[0], self.n_labels_))
-        cnt = np.zeros(self.n_labels_)
-        for est, S in zip(self.estimators_, self.labelsets_):
-            F[:, S] += 2 * _lp_predict(est, X, len(S)) - 1
-            cnt[S] += 1
-        return F / np.maximum(cnt, 1)
+# %% ../nbs/30_prakel.ipynb #b67518d3
+@patch
+def decision_function(self: RAkEL, X):
+    "Votes in [-1, 1]: mean of ±1 over the labelsets containing each label (0 where none)."
+    check_is_fitted(self, "estimators_")
+    X = _check_X(X)
+    F = np.zeros((X.shape[0], self.n_labels_))
+    cnt = np.zeros(self.n_labels_)
+    for est, S in zip(self.estimators_, self.labelsets_):
+        F[:, S] += 2 * _lp_predict(est, X, len(S)) - 1
+        cnt[S] += 1
+    return F / np.maximum(cnt, 1)
 
-    def predict(self, X):
-        "Binary predictions (N, K) by majority vote."
-        return (self.decision_function(X) > 0).astype(np.int8)
+@patch
+def predict(self: RAkEL, X):
+    "Binary predictions (N, K) by majority vote."
+    return (self.decision_function(X) > 0).astype(np.int8)
 
+# %% ../nbs/30_prakel.ipynb #2579cadc
 class CSRAkEL(RAkEL):
     "CS-RAkEL (Lo 2013): RAkEL whose sub-problems weigh each instance by the costs of its relevant labels."
     def __init__(self, k=3, n_iterations=None, mode="overlapping", base_estimator=None, random_state=None,
@@ -825,37 +893,37 @@ class CSRAkEL(RAkEL):
                 ):
         super().__init__(k, n_iterations, mode, base_estimator, random_state, n_jobs, shared_solver)
         self.weights, self.instance_weight = weights, instance_weight
-
-    def _set_costs(self, costs, Y):
-        N, K = Y.shape
-        if self.instance_weight not in ("relevant", "labelset"):
-            raise ValueError(f"instance_weight={self.instance_weight!r}: "
-                             "use 'relevant' (the paper's CS-RAkEL) or 'labelset'")
-        W = costs if costs is not None else (np.ones(K) if self.weights is None else self.weights)
-        W = (np.broadcast_to(np.asarray(W, dtype=float), (N, K)) if np.ndim(W) == 1
-             else np.asarray(W, dtype=float))
-        if W.shape != (N, K) or (W < 0).any() or not np.isfinite(W).all():
-            raise ValueError(f"weights must be (K,)=({K},) or costs (N, K)=({N}, {K}) "
-                             f"non-negative label weights, got {W.shape}")
-        self.W_ = W
-        if self.instance_weight == "relevant":
-            # the misclassification costs of the instance's relevant labels
-            w = (W * Y).sum(1)
-            # an instance without relevant labels would weigh 0 and drop out of every sub-problem (nearly half
-            # of birds); it gets the mean cost of one of its labels instead
-            w = np.where(Y.any(1), w, W.mean(1))
-            self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)
-
     def _shared_sample_weight(self):
         w = self.sample_weight_ if self.instance_weight == "relevant" else None
         return None if w is None or np.allclose(w, w[0]) else w
-
     def _instance_weights(self, Y, S):
         if self.instance_weight == "relevant": return self._shared_sample_weight()
         w = self.W_[:, S].sum(1)
         # equal weights: plain RAkEL (and its shared solver)
         if w.mean() <= 0 or np.allclose(w, w[0]): return None
         return w / w.mean()
+
+# %% ../nbs/30_prakel.ipynb #459edde3
+@patch
+def _set_costs(self: CSRAkEL, costs, Y):
+    N, K = Y.shape
+    if self.instance_weight not in ("relevant", "labelset"):
+        raise ValueError(f"instance_weight={self.instance_weight!r}: "
+                         "use 'relevant' (the paper's CS-RAkEL) or 'labelset'")
+    W = costs if costs is not None else (np.ones(K) if self.weights is None else self.weights)
+    W = (np.broadcast_to(np.asarray(W, dtype=float), (N, K)) if np.ndim(W) == 1
+         else np.asarray(W, dtype=float))
+    if W.shape != (N, K) or (W < 0).any() or not np.isfinite(W).all():
+        raise ValueError(f"weights must be (K,)=({K},) or costs (N, K)=({N}, {K}) "
+                         f"non-negative label weights, got {W.shape}")
+    self.W_ = W
+    if self.instance_weight == "relevant":
+        # the misclassification costs of the instance's relevant labels
+        w = (W * Y).sum(1)
+        # an instance without relevant labels would weigh 0 and drop out of every sub-problem (nearly half
+        # of birds); it gets the mean cost of one of its labels instead
+        w = np.where(Y.any(1), w, W.mean(1))
+        self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)
 
 # %% ../nbs/30_prakel.ipynb #3f5edd9e
 class MLkNN(BaseEstimator):
@@ -877,6 +945,7 @@ class MLkNN(BaseEstimator):
 
 def _sigmoid(z): return 0.5 * (1 + np.tanh(0.5 * z))
 
+# %% ../nbs/30_prakel.ipynb #88bc6655
 class EPCC(BaseEstimator):
     "Ensemble of probabilistic classifier chains with logistic regression and loss-aware sampling inference."
     def __init__(self,
@@ -892,7 +961,6 @@ class EPCC(BaseEstimator):
         self.loss, self.n_chains, self.base_estimator, self.n_samples = (
             loss, n_chains, base_estimator, n_samples)
         self.n_candidates, self.random_state = n_candidates, random_state
-
     def fit(self, X, Y, costs=None):  # costs: not supported (EPCC needs a label-dependent loss)
         "Fit the chains on the non-constant labels."
         X = _check_X(X)
@@ -910,52 +978,57 @@ class EPCC(BaseEstimator):
         self.n_labels_, self.n_features_in_ = Y.shape[1], X.shape[1]
         return self
 
-    def sample(self, X, n_samples=None, random_state=None):
-        "Draw label vectors from the chains: (N, n_samples, K) int8 (pooled over the chains)."
-        check_is_fitted(self, "chains_")
-        X = _check_X(X)
-        rng = np.random.default_rng(self.random_state if random_state is None else random_state)
-        n_samples = n_samples or self.n_samples
-        N, d = X.shape
-        out = np.repeat(self.const_values_[None, None], N, 0).repeat(n_samples, 1)
-        if not self.chains_: return out
-        per = np.array_split(np.arange(n_samples), len(self.chains_))
-        for cc, cols in zip(self.chains_, per):
-            Kf = len(self.free_)
-            Z = np.zeros((N, len(cols), Kf), dtype=np.float64)
-            for j, est in enumerate(cc.estimators_):
-                w = est.coef_.ravel()
-                pos = list(est.classes_).index(1)
-                s = ((np.asarray(X @ w[:d]).ravel() + est.intercept_[0])[:, None]
-                     + (Z[:, :, :j] @ w[d:d + j] if j else 0))
-                p = _sigmoid(s if pos == 1 else -s)
-                Z[:, :, j] = rng.random((N, len(cols))) < p
-            lab = np.empty_like(Z)
-            lab[:, :, np.asarray(cc.order_)] = Z                             # chain order → label positions
-            out[:, cols[0]:cols[-1] + 1][:, :, self.free_] = lab.astype(np.int8)
-        return out
+# %% ../nbs/30_prakel.ipynb #4c6e3e1d
+@patch
+def sample(self: EPCC, X, n_samples=None, random_state=None):
+    "Draw label vectors from the chains: (N, n_samples, K) int8 (pooled over the chains)."
+    check_is_fitted(self, "chains_")
+    X = _check_X(X)
+    rng = np.random.default_rng(self.random_state if random_state is None else random_state)
+    n_samples = n_samples or self.n_samples
+    N, d = X.shape
+    out = np.repeat(self.const_values_[None, None], N, 0).repeat(n_samples, 1)
+    if not self.chains_: return out
+    per = np.array_split(np.arange(n_samples), len(self.chains_))
+    for cc, cols in zip(self.chains_, per):
+        Kf = len(self.free_)
+        Z = np.zeros((N, len(cols), Kf), dtype=np.float64)
+        for j, est in enumerate(cc.estimators_):
+            w = est.coef_.ravel()
+            pos = list(est.classes_).index(1)
+            s = ((np.asarray(X @ w[:d]).ravel() + est.intercept_[0])[:, None]
+                 + (Z[:, :, :j] @ w[d:d + j] if j else 0))
+            p = _sigmoid(s if pos == 1 else -s)
+            Z[:, :, j] = rng.random((N, len(cols))) < p
+        lab = np.empty_like(Z)
+        lab[:, :, np.asarray(cc.order_)] = Z                             # chain order → label positions
+        out[:, cols[0]:cols[-1] + 1][:, :, self.free_] = lab.astype(np.int8)
+    return out
 
-    def predict_marginals(self, X):
-        "Estimated P(y_l = 1 | x) from the samples, (N, K)."
-        return self.sample(X).mean(1)
+@patch
+def predict_marginals(self: EPCC, X):
+    "Estimated P(y_l = 1 | x) from the samples, (N, K)."
+    return self.sample(X).mean(1)
 
-    def predict(self, X, loss=None):  # loss: override the inference loss
-        "Loss-aware predictions (N, K)."
-        Ys = self.sample(X)
-        marg = Ys.mean(1)
-        thr = (marg > 0.5).astype(np.int8)
-        lname = self.loss if loss is None else loss
-        if isinstance(lname, str) and lname.lower() == "hamming": return thr
-        f = resolve_loss(lname)
-        N, Sn, K = Ys.shape
-        out = np.empty((N, K), dtype=np.int8)
-        for i in range(N):
-            u, cnt = np.unique(Ys[i], axis=0, return_counts=True)
-            cands = np.vstack([u[np.argsort(-cnt, kind="stable")[:self.n_candidates]], thr[i][None]])
-            C = len(cands)
-            L = _call_cost(f, np.tile(Ys[i], (C, 1)), np.repeat(cands, Sn, axis=0)).reshape(C, Sn)
-            out[i] = cands[L.mean(1).argmin()]
-        return out
+# %% ../nbs/30_prakel.ipynb #3e202341
+@patch
+def predict(self: EPCC, X, loss=None):  # loss: override the inference loss
+    "Loss-aware predictions (N, K)."
+    Ys = self.sample(X)
+    marg = Ys.mean(1)
+    thr = (marg > 0.5).astype(np.int8)
+    lname = self.loss if loss is None else loss
+    if isinstance(lname, str) and lname.lower() == "hamming": return thr
+    f = resolve_loss(lname)
+    N, Sn, K = Ys.shape
+    out = np.empty((N, K), dtype=np.int8)
+    for i in range(N):
+        u, cnt = np.unique(Ys[i], axis=0, return_counts=True)
+        cands = np.vstack([u[np.argsort(-cnt, kind="stable")[:self.n_candidates]], thr[i][None]])
+        C = len(cands)
+        L = _call_cost(f, np.tile(Ys[i], (C, 1)), np.repeat(cands, Sn, axis=0)).reshape(C, Sn)
+        out[i] = cands[L.mean(1).argmin()]
+    return out
 
 # %% ../nbs/30_prakel.ipynb #6d3ebf18
 def _loo_neighbours(nn, X, k):  # nn: NearestNeighbors fitted on X; k neighbours wanted
@@ -973,7 +1046,6 @@ class FaithfulMLkNN(BaseEstimator):
                  s=1.0,    # Laplace smoothing of the priors and the count likelihoods
                 ):
         self.k, self.s = k, s
-
     def fit(self, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) binary; costs: ignored
         "Label priors and count likelihoods from each training point's k nearest other training points."
         from sklearn.neighbors import NearestNeighbors
@@ -996,34 +1068,53 @@ class FaithfulMLkNN(BaseEstimator):
         self.Y_, self.n_features_in_ = Y, X.shape[1]
         return self
 
-    def _joint(self, X):
-        "P(H_b) P(E_C | H_b) for b = 1 and b = 0, each (n, K), from the k nearest training points of X."
-        check_is_fitted(self, "nn_")
-        X = _check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
-        C = self.Y_[self.nn_.kneighbors(X, return_distance=False)].sum(1, dtype=np.int64)
-        lab = np.arange(self.Y_.shape[1])
-        return self.prior_ * self.likelihood1_[lab, C], (1 - self.prior_) * self.likelihood0_[lab, C]
+# %% ../nbs/30_prakel.ipynb #8cf2ab9f
+@patch
+def _joint(self: FaithfulMLkNN, X):
+    "P(H_b) P(E_C | H_b) for b = 1 and b = 0, each (n, K), from the k nearest training points of X."
+    check_is_fitted(self, "nn_")
+    X = _check_X(X)
+    if X.shape[1] != self.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
+    C = self.Y_[self.nn_.kneighbors(X, return_distance=False)].sum(1, dtype=np.int64)
+    lab = np.arange(self.Y_.shape[1])
+    return self.prior_ * self.likelihood1_[lab, C], (1 - self.prior_) * self.likelihood0_[lab, C]
 
-    def predict_proba(self, X):
-        "Posterior P(y_l = 1 | x), (n, K)."
-        p1, p0 = self._joint(X)
-        return p1 / (p1 + p0)
+@patch
+def predict_proba(self: FaithfulMLkNN, X):
+    "Posterior P(y_l = 1 | x), (n, K)."
+    p1, p0 = self._joint(X)
+    return p1 / (p1 + p0)
 
-    def predict(self, X):
-        "Binary predictions (n, K): label l where P(H_1)P(E|H_1) >= P(H_0)P(E|H_0)."
-        p1, p0 = self._joint(X)
-        return (p1 >= p0).astype(np.int8)
+@patch
+def predict(self: FaithfulMLkNN, X):
+    "Binary predictions (n, K): label l where P(H_1)P(E|H_1) >= P(H_0)P(E|H_0)."
+    p1, p0 = self._joint(X)
+    return (p1 >= p0).astype(np.int8)
 
 # %% ../nbs/30_prakel.ipynb #ecb80355
+def _demo_figure(table, losses, curve, path):  # table: methods × losses; curve: PRAkEL-SW's training cost
+    "The demo's figure: test losses of the three models, and PRAkEL-SW's training cost over the iterations."
+    import matplotlib.pyplot as plt
+    from mlxplain.plots import savefig
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.5, 3.2))
+    table[list(losses)].T.plot.bar(ax=a1, rot=0, color=["C0", "C2", "C1"])
+    a1.set_ylabel("test loss (lower is better)")
+    a1.legend(fontsize=7, loc="upper right")
+    a1.set_title("the loss PRAkEL is trained for decides where it is good")
+    a2.plot(np.arange(1, len(curve) + 1), curve)
+    a2.set_xlabel("iteration M")
+    a2.set_ylabel("training F1 loss")
+    a2.set_title("PRAkEL-SW (F1): training cost")
+    fig.tight_layout()
+    savefig(fig, path)
+
+# %% ../nbs/30_prakel.ipynb #4a940abd
 def demo(out_dir,           # folder for the figure
          random_state=0,
         ) -> dict:
     "Cost sensitivity on toy data: PRAkEL for F1 vs for Hamming vs RAkEL, both losses; saves prakel_demo.png."
-    import matplotlib.pyplot as plt
     from sklearn.datasets import make_multilabel_classification
-    from mlxplain.plots import savefig
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # scikit-learn's generator: every instance has at least one label (F1 loss is then never 0/0)
@@ -1043,17 +1134,7 @@ def demo(out_dir,           # folder for the figure
                       "seconds": time.perf_counter() - t}
     table = pd.DataFrame(rows).T
     print(table.round(4).to_string())
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.5, 3.2))
-    table[list(losses)].T.plot.bar(ax=a1, rot=0, color=["C0", "C2", "C1"])
-    a1.set_ylabel("test loss (lower is better)")
-    a1.legend(fontsize=7, loc="upper right")
-    a1.set_title("the loss PRAkEL is trained for decides where it is good")
     curve = models["PRAkEL trained for F1"].training_cost_curve_
-    a2.plot(np.arange(1, len(curve) + 1), curve)
-    a2.set_xlabel("iteration M")
-    a2.set_ylabel("training F1 loss")
-    a2.set_title("PRAkEL-SW (F1): training cost")
-    fig.tight_layout()
-    savefig(fig, out_dir / "prakel_demo.png")
+    _demo_figure(table, losses, curve, out_dir / "prakel_demo.png")
     return {f"{name} | {ln}": round(v, 4)
             for name, r in rows.items() for ln, v in r.items() if ln != "seconds"}

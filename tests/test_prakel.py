@@ -119,8 +119,8 @@ def test_prakel_iterations_never_recount_all_labels():
     from mlxplain import prakel as pk
     rows = []
     orig = pk.DecomposedCost._sums_T
-    def spy(YS, RS, WS):
-        rows.append(YS.shape[0]); return orig(YS, RS, WS)
+    def spy(YS, RS, WS, *need):
+        rows.append(YS.shape[0]); return orig(YS, RS, WS, *need)
     pk.DecomposedCost._sums_T = staticmethod(spy)
     try:
         r = np.random.default_rng(0); X = r.normal(size=(80, 5)); Y = r.integers(0, 2, (80, 30))
@@ -180,6 +180,11 @@ def test_bad_XY(toy):
     with pytest.raises(ValueError, match="rows"): PRAkEL().fit(X, Y[:5])
     with pytest.raises(ValueError, match="binary"): PRAkEL().fit(X, Y * 2)
     with pytest.raises(TypeError, match="callable"): PRAkEL(loss=3).fit(X, Y)
+    with pytest.raises(ValueError, match="2-D .*reshape"): PRAkEL().fit(X, Y[:, 0])   # one label: a column
+    Xn = X.copy()
+    Xn[2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"): PRAkEL().fit(Xn, Y)
+    with pytest.raises(ValueError, match="label lists"): RAkEL().fit(X[:3], [[0], [1, 2], [3]])
     m = PRAkEL(random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="features"): m.predict(X[:, :3])
 
@@ -542,3 +547,31 @@ def test_faithful_mlknn_counts_match_skmultilearn_without_self(toy):
     np.testing.assert_allclose(ours.likelihood0_, drop1._cond_prob_false.toarray(), atol=1e-12)
     default = Sk(k=10).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
     assert not np.allclose(ours.likelihood1_, default._cond_prob_true.toarray())
+
+
+# ---- the solver path keeps its predictions ---------------------------------------------------------
+def _digest(arrays):
+    import hashlib
+    h = hashlib.sha256()
+    for a in arrays: h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
+def test_predictions_fixed_on_a_fixed_seed(toy):
+    "45 PRAkEL variants, RAkEL and one-sided PRAkEL on the toy set: predictions and α's as the reference run gave."
+    X, Y = toy
+    base = CostRegressionClassifier(Ridge(alpha=10.0))
+    P, A = [], []
+    for loss in sorted(("f1", "hamming", "ranking", "subset", "composite")):
+        for w in sorted(("uniform", "greedy", "simple")):
+            for ref in sorted(("predicted", "true", "oos")):
+                m = PRAkEL(loss=loss, k=3, weighting=w, reference=ref, base_estimator=base, random_state=0).fit(X, Y)
+                P.append(m.predict(X).astype(np.int8))
+                A.append(np.round(m.alphas_, 9))
+    assert _digest(P) == "1aa6a37657ef8e76"
+    assert _digest(A) == "a6581f528c801df5"
+    r = RAkEL(k=3, base_estimator=RidgeClassifier(alpha=10.0), random_state=0).fit(X, Y).predict(X)
+    o = PRAkEL(loss="f1", k=3, base_estimator=CostRegressionClassifier(Ridge(alpha=10.0), one_sided=True),
+               random_state=0).fit(X, Y).predict(X)
+    assert _digest([r.astype(np.int8)]) == "8a1ad8e987f3a84e"
+    assert _digest([o.astype(np.int8)]) == "93f99a90a9d487f7"
