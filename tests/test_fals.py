@@ -124,7 +124,8 @@ def test_attribution_variants(planted, attribution):
 
 def test_dense_and_csr_agree(planted):
     ds, _ = planted
-    a = FALS(k=3, random_state=0).fit(ds.X, ds.Y); b = FALS(k=3, random_state=0).fit(sp.csr_matrix(ds.X), ds.Y)
+    # raw features: the sparse first layer computes what the dense one does (scale=True centres dense X only)
+    a = FALS(k=3, scale=False, random_state=0).fit(ds.X, ds.Y); b = FALS(k=3, scale=False, random_state=0).fit(sp.csr_matrix(ds.X), ds.Y)
     np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-5, atol=1e-7 * a.scores_.max())
 
 
@@ -292,7 +293,7 @@ def test_scale_makes_scores_unit_free(sparse):
     units = np.geomspace(1e-2, 1e2, 30).astype(np.float32)
     X2 = ds.X @ sp.diags(units) if sparse else ds.X * units
     if sparse: X2 = sp.csr_matrix(X2)
-    raw = [FALS(k=3, random_state=0).fit(X, ds.Y).scores_ for X in (ds.X, X2)]
+    raw = [FALS(k=3, scale=False, random_state=0).fit(X, ds.Y).scores_ for X in (ds.X, X2)]
     assert np.abs(raw[0] - raw[1]).max() > 0.1 * raw[0].max()                # raw gradients depend on the units
     f1, f2 = (FALS(k=3, scale=True, random_state=0).fit(X, ds.Y) for X in (ds.X, X2))
     np.testing.assert_allclose(f2.scores_, f1.scores_, atol=1e-5 * f1.scores_.max(), rtol=0)
@@ -544,3 +545,18 @@ def test_thread_rule():
     from mlxplain.fals import _resolve_threads
     assert _resolve_threads(None, 2**22 - 1) == 1 and _resolve_threads(3, 10) == 3
     assert 1 <= _resolve_threads(None, 2**22) <= 4
+
+
+def test_default_scale_ignores_a_feature_on_a_1000x_scale():
+    # the default is scale=True (scale_default.csv: raw FALS no better than random features on scene); one
+    # irrelevant feature blown up 1000x must not change the default's scores, while raw FALS's do change
+    ds, rel = make_label_specific(n_samples=600, n_features=30, n_labels=3, n_relevant=3, noise=0.1, random_state=0)
+    noise = np.setdiff1d(np.arange(30), np.concatenate(rel))[0]
+    X2 = ds.X.copy(); X2[:, noise] *= 1000
+    assert FALS().get_params()["scale"] is True
+    a, b = (FALS(k=3, random_state=0).fit(X, ds.Y) for X in (ds.X, X2))
+    np.testing.assert_allclose(b.scores_, a.scores_, rtol=0, atol=1e-4 * a.scores_.max())
+    assert [s.tolist() for s in b.selected_] == [s.tolist() for s in a.selected_]
+    assert all(noise not in s for s in b.selected_)
+    r1, r2 = (FALS(k=3, scale=False, random_state=0).fit(X, ds.Y).scores_ for X in (ds.X, X2))
+    assert np.abs(r1 - r2).max() > 0.1 * r1.max()                        # raw FALS depends on the feature's unit

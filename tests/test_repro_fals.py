@@ -27,7 +27,7 @@ def test_constants_are_consistent():
     assert set(E.PART_FILES) == set(E.PARTS) == set(E.PART_DATASETS) == set(E.QUICK_PART_DATASETS)
     assert set(E.DEFAULT_PARTS) <= set(E.PARTS) and set(E.QUICK_DATASETS) <= set(E.DATASETS)
     assert all(set(v) <= set(E.DATASETS) for v in E.PART_DATASETS.values())
-    assert E.SEEDS == tuple(range(10))
+    assert E.SEEDS == tuple(range(10)) and set(E.PART_SEEDS) == set(E.PARTS)
 
 
 def test_load_result_reads_or_says_what_to_run(tmp_path, capsys):
@@ -75,6 +75,8 @@ def test_leaf_part_writes_table_and_meta(tmp_path, monkeypatch, need_data):
     assert cache.exists()
     E.reproduce(tmp_path, quick=True, parts=("leaf",))   # cached: the rows are read back, not recomputed
     assert pd.read_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv").equals(written)
+    meta2 = json.loads((tmp_path / "quick" / "meta.json").read_text())
+    assert [h["started"] for h in meta2["history"]] == [meta["started"]] and "history" not in meta2["history"][0]
 
 
 def test_cv_part_folds_and_cache(tmp_path, monkeypatch, need_data):
@@ -122,3 +124,48 @@ def test_wilcoxon_pairs_against_scipy():
         assert (r.a_better, r.b_better) == (int((sign * (a - b) < 0).sum()), int((sign * (a - b) > 0).sum()))
         assert r.link == ("none" if r.p < 0.05 else "thin" if r.p < 0.1 else "thick")
     assert wilcoxon_pairs(df, ["x", "missing"]).empty                          # a method without rows: no pair
+
+
+def test_part_seeds_default_and_given():
+    assert E._part_seeds(("table3", "variants", "cv"), list(E.SEEDS), given=False) == {
+        "table3": (0, 1, 2, 3, 4), "variants": E.SEEDS, "cv": (0,)}
+    assert E._part_seeds(("table3", "cv"), [3, 7], given=True) == {"table3": (3, 7), "cv": (3, 7)}
+    assert set(E.PART_SEEDS) == set(E.PARTS) and all(len(E.PART_SEEDS[p]) >= 5 for p in ("table3", "ksweep", "hidden", "arch", "scale"))
+    func, grid = E._grid("table3", ["emotions"], (0, 1), None)
+    assert [(c["seed"], c["method"]) for c in grid] == [(s, m) for s in (0, 1) for m in E.TABLE3_METHODS]
+    for part in ("ksweep", "hidden", "arch", "leaf", "scale"):
+        assert [c["seed"] for c in E._grid(part, ["emotions"], (0, 1), None)[1]] == [0, 1]
+    assert {c["seed"] for c in E._grid("cv", ["emotions"], (0, 1), None)[1]} == {0, 1}
+
+
+def test_one_run_part_honours_seeds_and_extends_its_file(tmp_path, need_data):
+    need_data("emotions")
+    out = E.reproduce(tmp_path, parts=("hidden",), datasets=["emotions"], seeds=[0, 1])["hidden"]
+    assert sorted(zip(out["seed"], out["hidden"])) == sorted((s, h) for s in (0, 1) for h in ("D", "C", "sqrt"))
+    a, b = (out[out["seed"] == s].set_index("hidden")["AP"] for s in (0, 1))
+    assert (a != b).any()                                      # another seed, another network
+    np.testing.assert_allclose(a.to_numpy(), E.hidden_sweep("emotions", seed=0)["AP"].to_numpy())
+    cache = pd.read_csv(tmp_path / "_cache" / "hidden.csv")
+    assert sorted(cache["_cell"].unique()) == sorted(f'{{"dataset": "emotions", "seed": {s}}}' for s in (0, 1))
+    E.reproduce(tmp_path, parts=("hidden",), datasets=["emotions"], seeds=[1])    # seed 1 again, from the cache
+    again = pd.read_csv(tmp_path / "fig9_hidden.csv")
+    assert sorted(again["seed"]) == sorted(out["seed"]) and len(again) == 6        # seed 0 kept, seed 1 replaced
+    np.testing.assert_allclose(again.sort_values(["seed", "hidden"])["AP"], out.sort_values(["seed", "hidden"])["AP"])
+
+
+def test_keep_others_replaces_only_recomputed_pairs(tmp_path):
+    path = tmp_path / "t.csv"
+    assert E._keep_others(path, pd.DataFrame({"dataset": ["a"], "seed": [0], "v": [1.0]}))["v"].tolist() == [1.0]
+    pd.DataFrame({"dataset": ["a", "a", "b"], "seed": [0, 1, 0], "v": [1.0, 2.0, 3.0]}).to_csv(path, index=False)
+    new = pd.DataFrame({"dataset": ["a"], "seed": [1], "v": [9.0]})
+    got = E._keep_others(path, new)
+    assert sorted(zip(got["dataset"], got["seed"], got["v"])) == [("a", 0, 1.0), ("a", 1, 9.0), ("b", 0, 3.0)]
+
+
+def test_scale_cell_rows_and_random_baseline(need_data):
+    need_data("emotions")
+    rows = E.scale_cell("emotions", 0)
+    assert [r["method"] for r in rows] == ["unscaled", "scaled", "random"] and all(r["k"] == 7 for r in rows)
+    assert all(0 <= r["AP"] <= 1 and 0 <= r["HL"] <= 1 for r in rows)
+    assert rows[0]["AP"] != rows[1]["AP"]                      # emotions' features differ in scale
+    assert E.scale_cell("emotions", 0)[2]["AP"] == rows[2]["AP"]   # the random features are seeded

@@ -24,15 +24,15 @@ from .. import metrics as M
 
 # %% auto #0
 __all__ = ['PAPER_IDS', 'METHOD_NAMES', 'TABLE3_METHODS', 'VARIANT_SETTINGS', 'SMALL_SETS', 'FIG34_SETS', 'FIG89_SETS',
-           'FIG9_LAYERS', 'FIG9_ACTIVATIONS', 'LEAF_SETS', 'CV_SETS', 'CV_FOLDS', 'CV_METRICS', 'PARTS',
-           'DEFAULT_PARTS', 'SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'PART_DATASETS', 'DATASETS', 'QUICK_DATASETS',
-           'QUICK_PART_DATASETS', 'PART_FILES', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell',
-           'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores',
-           'architecture_sweep', 'leaf_sensitivity', 'paper_cv_tables', 'cv_metrics', 'cv_fold', 'wilcoxon_pairs',
-           'reproduce', 'verify_table3', 'load_result']
+           'FIG9_LAYERS', 'FIG9_ACTIVATIONS', 'LEAF_SETS', 'SCALE_SETS', 'CV_SETS', 'CV_FOLDS', 'CV_METRICS', 'PARTS',
+           'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'PART_DATASETS', 'DATASETS',
+           'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'HIGHER_BETTER', 'paper_table3', 'paper_table4',
+           'evaluate', 'table3_cell', 'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp',
+           'autograd_scores', 'architecture_sweep', 'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics',
+           'cv_fold', 'wilcoxon_pairs', 'reproduce', 'verify_table3', 'load_result', 'seed_stats', 'paired_test']
 
 # %% ../../nbs/10a_fals_experiments.ipynb #f1ccb254
-_T3 = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
+_T3_HL_OE = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
 HL #1 0.0742 0.0791 0.0782 0.0720 0.0858 0.0763 0.0918 0.0767 0.0752 0.0888 0.0719
 HL #2 0.0149 0.0139 0.0109 0.0103 0.0125 0.0123 0.0156 0.0105 0.0106 0.0113 0.0104
 HL #3 0.0483 0.0486 0.0501 0.0606 0.0624 0.0643 0.0935 0.0500 0.0828 0.0849 0.0495
@@ -52,8 +52,10 @@ OE #6 0.2998 0.3367 0.2931 0.2777 0.3823 0.1969 0.4146 0.2977 0.2614 0.3723 0.23
 OE #7 0.6328 0.6178 0.6280 0.7445 0.7200 0.6911 0.8024 0.6239 0.8150 0.7865 0.6170
 OE #8 0.7102 0.7072 0.6945 0.7594 0.7300 0.8271 0.8732 0.7061 0.7412 0.7584 0.6928
 OE #9 0.6580 0.6471 0.5877 0.5532 0.6309 0.6188 0.6240 0.4862 0.5259 0.5929 0.5214
-OE #10 0.8472 0.8337 0.7715 0.8265 0.8607 0.8946 0.8769 0.7663 0.7388 0.8006 0.7380
-RL #1 0.2988 0.3023 0.2770 0.2396 0.3485 0.3354 0.3224 0.2455 0.2430 0.2728 0.2281
+OE #10 0.8472 0.8337 0.7715 0.8265 0.8607 0.8946 0.8769 0.7663 0.7388 0.8006 0.7380"""
+
+# %% ../../nbs/10a_fals_experiments.ipynb #f1ccb256
+_T3_RL_AP = """RL #1 0.2988 0.3023 0.2770 0.2396 0.3485 0.3354 0.3224 0.2455 0.2430 0.2728 0.2281
 RL #2 0.3384 0.2835 0.2066 0.2170 0.3411 0.2867 0.2502 0.1807 0.1919 0.1932 0.2243
 RL #3 0.1529 0.1495 0.1376 0.1152 0.2513 0.3409 0.2184 0.1665 0.1928 0.2074 0.1253
 RL #4 0.4614 0.4658 0.4561 0.4700 0.5195 0.4431 0.5119 0.4199 0.4162 0.4831 0.4432
@@ -73,7 +75,9 @@ AP #7 0.3385 0.3381 0.3443 0.2368 0.2099 0.2371 0.1929 0.3486 0.1923 0.1950 0.34
 AP #8 0.3017 0.3052 0.3209 0.2616 0.2758 0.2873 0.2518 0.3101 0.2815 0.2648 0.3196
 AP #9 0.1990 0.2181 0.2561 0.2419 0.1865 0.2426 0.1981 0.2867 0.2634 0.2124 0.2790
 AP #10 0.2119 0.2254 0.3221 0.2986 0.1993 0.3537 0.1886 0.3199 0.3553 0.2846 0.3536"""
+_T3 = _T3_HL_OE + "\n" + _T3_RL_AP
 
+# %% ../../nbs/10a_fals_experiments.ipynb #f1ccb258
 _T4 = """id RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS FALS_GPU
 #1 79 1.1 136 170 1728 29444 1214 290 87 5.8 6.6
 #2 87.4 1.9 951 246 10908 1312 7.1 22 14 5.4 1.6
@@ -138,7 +142,7 @@ TABLE3_METHODS = ("fa", "brdt", "lasso", "rf", "lift")   # 'fa': FALS, FAMS, FIL
 
 def _fa_rows(tr, te, k, seed, base) -> list:
     "FALS, FAMS, FILS, FIMS from one trained network (they differ only in how Eq. 12 is weighted and summed)."
-    f = FALS(k=k, random_state=seed).fit(tr.X, tr.Y)
+    f = FALS(k=k, scale=False, random_state=seed).fit(tr.X, tr.Y)
     t0 = time.perf_counter()
     S1 = tlp_scores(f.model_, tr.X, power=1)
     t_fisher = time.perf_counter() - t0
@@ -154,6 +158,7 @@ def _fa_rows(tr, te, k, seed, base) -> list:
                     **evaluate(tr, te, _top_k(S, k))})
     return out
 
+# %% ../../nbs/10a_fals_experiments.ipynb #a729cf32-s1
 def table3_cell(dataset,         # registered data set name
                 method,          # one of TABLE3_METHODS
                 seed=0,          # seed of the selector (FALS, RF, LASSO, LIFT)
@@ -204,9 +209,10 @@ def variants_cell(dataset,         # registered data set name
     torch.set_num_threads(1)
     tr, te = _data(dataset, data_home)
     k = check_k(0.1, tr.n_features)
-    fits = {v: FALS(k=k, random_state=seed, **p).fit(tr.X, tr.Y) for v, p in VARIANT_SETTINGS.items()}
+    fits = {v: FALS(k=k, scale=False, random_state=seed, **p).fit(tr.X, tr.Y)
+            for v, p in VARIANT_SETTINGS.items()}
     same = ref_seed == seed
-    fals_ref = fits["FALS"] if same else FALS(k=k, random_state=ref_seed).fit(tr.X, tr.Y)
+    fals_ref = fits["FALS"] if same else FALS(k=k, scale=False, random_state=ref_seed).fit(tr.X, tr.Y)
     rows = []
     for v, f in fits.items():
         rows.append({"table": "fig3", "variant": v, "select_s": sum(f.fit_time_.values()),
@@ -219,6 +225,7 @@ def variants_cell(dataset,         # registered data set name
                                                          ref.selected_[c])})
     return rows
 
+# %% ../../nbs/10a_fals_experiments.ipynb #c4adf7ce-s1
 def variants_experiment(dataset, seeds=tuple(range(10)), data_home=None):
     "Fig. 3 and 4 over `seeds` (FALS compared with the next seed's): two frames, scores and similarities."
     seeds = list(seeds)
@@ -239,11 +246,12 @@ def _split_variants(df) -> tuple:
     f4 = df[df["table"] == "fig4"][_FIG4_COLS].astype({"label": int}).reset_index(drop=True)
     return f3, f4
 
+# %% ../../nbs/10a_fals_experiments.ipynb #c4adf7ce-s2
 def k_sweep(dataset, ratios=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7), data_home=None, seed=0):
     "Fig. 8: scores of FALS, FAMS and LASSO when k/D grows from 0.1 to 0.7 (one fit each, re-cut at every k)."
     torch.set_num_threads(1)
     tr, te = _data(dataset, data_home)
-    f = FALS(random_state=seed).fit(tr.X, tr.Y)
+    f = FALS(scale=False, random_state=seed).fit(tr.X, tr.Y)
     las = LassoSelector(random_state=seed).fit(tr.X, tr.Y)
     rows = []
     for r in ratios:
@@ -259,7 +267,7 @@ def hidden_sweep(dataset, data_home=None, seed=0):
     tr, te = _data(dataset, data_home)
     rows = []
     for h in ("D", "C", "sqrt"):
-        f = FALS(hidden=h, random_state=seed).fit(tr.X, tr.Y)
+        f = FALS(hidden=h, scale=False, random_state=seed).fit(tr.X, tr.Y)
         rows.append({"dataset": dataset, "hidden": h, "H": f.hidden_, "select_s": sum(f.fit_time_.values()),
                      **evaluate(tr, te, f.selected_)})
     return pd.DataFrame(rows)
@@ -281,6 +289,7 @@ def mlp(D, C, layers, activation="ReLU"):  # D inputs, C labels, `layers` linear
         if i < layers - 1: mods.append(FIG9_ACTIVATIONS[activation]())
     return nn.Sequential(*mods)
 
+# %% ../../nbs/10a_fals_experiments.ipynb #f9a0c1d2-s1
 def _rows_tensor(X, start, stop, device):
     "Rows start:stop of X (ndarray or CSR) as a dense float32 tensor."
     xb = X[start:stop]
@@ -304,6 +313,7 @@ def autograd_scores(model,            # a network returning logits
         for c in range(C): S[c] += (sal.attribute(x, target=c, abs=False).double() ** 2).sum(0)
     return (S / N).cpu().numpy()
 
+# %% ../../nbs/10a_fals_experiments.ipynb #f9a0c1d2-s2
 def architecture_sweep(dataset, data_home=None, seed=0, layers=FIG9_LAYERS,
                        activations=tuple(FIG9_ACTIVATIONS)):
     "Fig. 9 (depth and activation): FALS's selection from perceptrons of each depth and activation."
@@ -343,7 +353,7 @@ def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, resplit=Tr
         splits["resplit 2:1"] = train_test_split(whole, test_size=1/3, random_state=0)
     rows = []
     for split, (tr, te) in splits.items():
-        f = FALS(k=check_k(0.1, tr.n_features), random_state=seed).fit(tr.X, tr.Y)
+        f = FALS(k=check_k(0.1, tr.n_features), scale=False, random_state=seed).fit(tr.X, tr.Y)
         for m in leaves:
             tree = DecisionTreeClassifier(min_samples_leaf=m, random_state=0)
             model = LabelSpecificBR(tree, feature_sets=f.selected_)
@@ -351,8 +361,27 @@ def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, resplit=Tr
                          "min_samples_leaf": m, **evaluate(tr, te, model=model)})
     return pd.DataFrame(rows)
 
+# %% ../../nbs/10a_fals_experiments.ipynb #de26dc51
+# the staged sets cheap enough for 5 seeds here
+SCALE_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng")
+
+def scale_cell(dataset, seed, data_home=None, k_ratio=0.1) -> list:
+    "Table 3's evaluation of FALS(scale=False), FALS(scale=True) and k random features per label, one seed."
+    torch.set_num_threads(1)
+    tr, te = _data(dataset, data_home)
+    k = check_k(k_ratio, tr.n_features)
+    rows = []
+    for scale in (False, True):
+        f = FALS(k=k, scale=scale, random_state=seed).fit(tr.X, tr.Y)
+        rows.append({"method": "scaled" if scale else "unscaled", "k": k,
+                     "select_s": sum(f.fit_time_.values()), **evaluate(tr, te, f.selected_)})
+    rng = np.random.default_rng(seed)
+    rand = [np.sort(rng.choice(tr.n_features, k, replace=False)) for _ in range(tr.n_labels)]
+    rows.append({"method": "random", "k": k, "select_s": 0.0, **evaluate(tr, te, rand)})
+    return rows
+
 # %% ../../nbs/10a_fals_experiments.ipynb #d6880010
-_T59 = """metric dataset GLFS LRDG FLFS FALS
+_T59_HL_OE_RL = """metric dataset GLFS LRDG FLFS FALS
 HL 20NG 0.0691 0.0685 0.1023 0.0675
 HL Corel5k 0.0140 0.0139 0.0176 0.0095
 HL HumanGO 0.0455 0.0485 0.0553 0.0447
@@ -382,8 +411,10 @@ RL Yelp 0.2839 0.2805 0.3306 0.1517
 RL Bibtex 0.5923 0.5979 0.9380 0.2936
 RL Bookmarks 0.8800 0.8818 0.9258 0.3179
 RL Delicious 0.7581 0.7592 0.7965 0.1782
-RL Imdb - 0.5280 0.5351 0.3439
-AP 20NG 0.6913 0.6915 0.5661 0.6433
+RL Imdb - 0.5280 0.5351 0.3439"""
+
+# %% ../../nbs/10a_fals_experiments.ipynb #d6880012
+_T59_AP_AUC = """AP 20NG 0.6913 0.6915 0.5661 0.6433
 AP Corel5k 0.1693 0.1677 0.1292 0.2583
 AP HumanGO 0.7878 0.7885 0.6258 0.7911
 AP Ohsumed 0.6451 0.6430 0.5718 0.4055
@@ -403,6 +434,9 @@ microAUC Bibtex 0.6843 0.6828 0.5233 0.7039
 microAUC Bookmarks 0.5609 0.5598 0.5354 0.6303
 microAUC Delicious 0.6146 0.6140 0.5960 0.8171
 microAUC Imdb - 0.5540 0.5442 0.6301"""
+_T59 = _T59_HL_OE_RL + "\n" + _T59_AP_AUC
+
+# %% ../../nbs/10a_fals_experiments.ipynb #d6880014
 _CV_NAMES = {"20NG": "20ng", "Corel5k": "corel5k", "Tmc2007_500": "tmc2007-500", "Bibtex": "bibtex",
              "Delicious": "delicious", "Imdb": "imdb"}
 # the staged sets of Tables 5–9
@@ -428,6 +462,7 @@ def cv_metrics(Y,   # (N, C) binary truth, dense or CSR
             "RL": M.ranking_loss(Y, S), "AP": M.average_precision(Y, S),
             "microAUC": float(roc_auc_score(Y, S, average="micro"))}
 
+# %% ../../nbs/10a_fals_experiments.ipynb #d6880016
 @lru_cache(maxsize=1)
 def _cv_folds(name, data_home=None, n_splits=CV_FOLDS, random_state=0):
     "The whole data set (training and test files stacked where it has both) and its stratified folds."
@@ -448,7 +483,7 @@ def cv_fold(dataset,             # registered data set name
     ds, folds = _cv_folds(dataset, data_home, n_splits)
     tr, te = ds.subset(folds[fold][0]), ds.subset(folds[fold][1])
     k = check_k(k_ratio, tr.n_features)
-    f = FALS(k=k, random_state=seed).fit(tr.X, tr.Y)
+    f = FALS(k=k, scale=False, random_state=seed).fit(tr.X, tr.Y)
     base = {"n_train": tr.n_samples, "n_test": te.n_samples, "D": tr.n_features, "C": tr.n_labels, "k": k,
             "select_s": f.fit_time_["train"] + f.fit_time_["score"]}
     out = []
@@ -493,22 +528,25 @@ def wilcoxon_pairs(df,                         # tidy results: columns dataset, 
     return out
 
 # %% ../../nbs/10a_fals_experiments.ipynb #9c008322
-PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv")
+PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale")
 DEFAULT_PARTS = PARTS
-SEEDS = tuple(range(10))   # the paper's 10 initialisations: Fig. 3/4 use all, the one-run parts the first
-QUICK_SEEDS = 3            # quick: the first three seeds
+SEEDS = tuple(range(10))   # the paper's 10 initialisations
+# seeds each part runs when `reproduce` is given none: verdicts from 5 seeds, Fig. 3/4 from 10;
+# the protocol check and the 10-fold CV (whose folds give the spread) from the first
+PART_SEEDS = {**{p: SEEDS[:5] for p in PARTS}, "variants": SEEDS, "leaf": SEEDS[:1], "cv": SEEDS[:1]}
+QUICK_SEEDS = 3            # quick: the first three seeds (of those a part runs)
 TABLE3_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng", "tmc2007-500",
                "delicious", "imdb")
 PART_DATASETS = {"table3": TABLE3_SETS, "variants": tuple(dict.fromkeys(SMALL_SETS + FIG34_SETS)),
                  "ksweep": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)),
                  "hidden": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)), "arch": SMALL_SETS,
-                 "leaf": LEAF_SETS, "cv": CV_SETS}
+                 "leaf": LEAF_SETS, "cv": CV_SETS, "scale": SCALE_SETS}
 DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
 QUICK_DATASETS = ("emotions", "yeast")
 QUICK_PART_DATASETS = {p: QUICK_DATASETS if p == "table3" else QUICK_DATASETS[:1] for p in PARTS}
 PART_FILES = {"table3": ("table3.csv",), "variants": ("fig3_variants.csv", "fig4_similarity.csv"),
               "ksweep": ("fig8_k.csv",), "hidden": ("fig9_hidden.csv",), "arch": ("fig9_arch.csv",),
-              "leaf": ("tree_leaf_sensitivity.csv",), "cv": ("cv_folds.csv",)}
+              "leaf": ("tree_leaf_sensitivity.csv",), "cv": ("cv_folds.csv",), "scale": ("scale_default.csv",)}
 
 # %% ../../nbs/10a_fals_experiments.ipynb #b3dd3ce5
 def _frame_cell(protocol, dataset, seed, data_home=None) -> list:
@@ -516,23 +554,37 @@ def _frame_cell(protocol, dataset, seed, data_home=None) -> list:
     return protocol(dataset, seed=seed, data_home=data_home).to_dict("records")
 
 def _grid(part, sets, seeds, data_home) -> tuple:
-    "(cell function, grid) of a part: module-level functions and plain parameters, for dask workers."
-    one = seeds[0]   # the one-run parts use the first seed
+    "(cell function, grid) of a part: module-level functions and plain parameters, one cell per seed."
     if part == "table3":
         return (partial(_table3_cell, data_home=data_home),
-                [{"dataset": d, "method": m, "seed": one} for d in sets for m in TABLE3_METHODS])
+                [{"dataset": d, "seed": s, "method": m} for d in sets for s in seeds for m in TABLE3_METHODS])
     if part == "variants":
         return (partial(variants_cell, data_home=data_home),
                 [{"dataset": d, "seed": s, "ref_seed": seeds[(i + 1) % len(seeds)]}
                  for d in sets for i, s in enumerate(seeds)])
     if part == "cv":
         return (partial(_cv_cell, data_home=data_home),
-                [{"dataset": d, "fold": i, "n_splits": CV_FOLDS, "seed": one}
-                 for d in sets for i in range(CV_FOLDS)])
+                [{"dataset": d, "fold": i, "n_splits": CV_FOLDS, "seed": s}
+                 for d in sets for s in seeds for i in range(CV_FOLDS)])
+    if part == "scale":
+        grid = [{"dataset": d, "seed": s} for d in sets for s in seeds]
+        return partial(scale_cell, data_home=data_home), grid
     protocols = {"ksweep": k_sweep, "hidden": hidden_sweep, "arch": architecture_sweep,
                  "leaf": leaf_sensitivity}
-    protocol = protocols[part]
-    return partial(_frame_cell, protocol, data_home=data_home), [{"dataset": d, "seed": one} for d in sets]
+    grid = [{"dataset": d, "seed": s} for d in sets for s in seeds]
+    return partial(_frame_cell, protocols[part], data_home=data_home), grid
+
+# %% ../../nbs/10a_fals_experiments.ipynb #b3dd3ce7
+def _keep_others(path, new) -> pd.DataFrame:
+    "`new` after the rows of the table at `path` whose (dataset, seed) pair `new` does not hold."
+    path = Path(path)
+    if not path.exists() or new.empty or "dataset" not in new: return new.reset_index(drop=True)
+    old = pd.read_csv(path, dtype={"_version": str})
+    key = [c for c in ("dataset", "seed") if c in old and c in new]
+    if "dataset" not in key: return new.reset_index(drop=True)
+    done = pd.MultiIndex.from_frame(new[key].drop_duplicates())
+    kept = old[~pd.MultiIndex.from_frame(old[key]).isin(done)]
+    return pd.concat([kept, new], ignore_index=True)
 
 def _run_part(part, out_dir, sets, seeds, data_home, n_jobs, scheduler) -> tuple:
     "Run a part by run_grid (cached in out_dir/_cache), write its tidy table(s); (frames, code version)."
@@ -540,18 +592,18 @@ def _run_part(part, out_dir, sets, seeds, data_home, n_jobs, scheduler) -> tuple
     df = run_grid(func, grid, cache=out_dir / "_cache" / f"{part}.csv", n_jobs=n_jobs, scheduler=scheduler,
                   version="auto", desc=f"FALS {part}")
     frames = _split_variants(df) if part == "variants" else (df.drop(columns=["ref_seed"], errors="ignore"),)
+    frames = tuple(_keep_others(out_dir / name, f) for name, f in zip(PART_FILES[part], frames))
     for name, f in zip(PART_FILES[part], frames): atomic_write_csv(f, out_dir / name)
     return frames, df.attrs.get("version")
 
 # %% ../../nbs/10a_fals_experiments.ipynb #7a5a6a33
 def _design(parts, sets, seeds, quick) -> dict:
-    "The protocol of this run as meta.json records it."
+    "The protocol of this run as meta.json records it (`seeds`: part -> its seeds)."
     return {"quick": quick, "parts": list(parts), "datasets_by_part": {p: list(sets[p]) for p in parts},
-            "seeds_by_part": {p: list(seeds) if p == "variants" else [seeds[0]] for p in parts},
-            "k_ratio": 0.1,
+            "seeds_by_part": {p: list(seeds[p]) for p in parts}, "k_ratio": 0.1,
             "split": "the data set's own train/test split, else 2:1 iterative stratification (seed 0)",
             "evaluation": "BR DecisionTreeClassifier(random_state=0) on each label's features",
-            "fals": {"hidden": "ceil(sqrt(D*C))", "epochs": 10, "batch_size": 64, "lr": 1e-2},
+            "fals": {"hidden": "ceil(sqrt(D*C))", "epochs": 10, "batch_size": 64, "lr": 1e-2, "scale": False},
             "table3_methods": list(TABLE3_METHODS), "rf_trees": "100 where N*D*C < 1e8, else 20",
             "variants": VARIANT_SETTINGS, "cv_folds": CV_FOLDS, "fig9_layers": list(FIG9_LAYERS),
             "fig9_activations": list(FIG9_ACTIVATIONS)}
@@ -563,11 +615,24 @@ def _earlier_versions(out_dir) -> dict:
     cv = meta.get("code_version")
     return dict(cv) if isinstance(cv, dict) else {}
 
+def _history(out_dir) -> list:
+    "The provenance records already in out_dir/meta.json, oldest first, for the new record to keep."
+    try: old = json.loads((Path(out_dir) / "meta.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError): return []
+    if old.get("format") != META_FORMAT: return [old]
+    return list(old.pop("history", [])) + [old]
+
+def _part_seeds(parts, seeds, given) -> dict:
+    "part -> its seeds: all of `seeds` when the caller gave them, else those of PART_SEEDS[part] in `seeds`."
+    if given: return {p: tuple(seeds) for p in parts}
+    return {p: tuple(s for s in seeds if s in PART_SEEDS[p]) for p in parts}
+
+# %% ../../nbs/10a_fals_experiments.ipynb #7a5a6a3b
 def reproduce(out_dir=None,    # results folder (default: experiments.results_dir("fals"))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS and QUICK_SEEDS seeds, written to out_dir/"quick"
               datasets=None,   # run every part on these (default: PART_DATASETS, quick: QUICK_PART_DATASETS)
-              seeds=None,      # ints (default: SEEDS): Fig. 3/4 use all, the other parts the first
+              seeds=None,      # ints: every part runs these (default: each part its PART_SEEDS)
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
               scheduler=None,  # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
@@ -575,35 +640,41 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     "Section 4 of the paper: each part's grid through `run_grid`, its tidy CSV and one meta.json in out_dir."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
     datasets = check_datasets(datasets, DATASETS)
+    given = seeds is not None
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
+    by_part = _part_seeds(parts, seeds, given)
     out_dir = Path(out_dir) if out_dir is not None else results_dir("fals")
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
     sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}
     started = time.time()
     out_dir.mkdir(parents=True, exist_ok=True)
     FALS(epochs=1, random_state=0).fit(np.zeros((8, 3), np.float32), np.eye(8, 2))   # torch start-up, untimed
-    tables, versions = {}, {}
+    tables, versions, history = {}, {}, _history(out_dir)
     for part in parts:
-        frames, versions[part] = _run_part(part, out_dir, sets[part], seeds, data_home, n_jobs, scheduler)
+        frames, versions[part] = _run_part(part, out_dir, sets[part], by_part[part], data_home, n_jobs,
+                                           scheduler)
         tables[part] = frames[0]
         if part == "variants": tables["variants_similarity"] = frames[1]
-    write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, seeds, quick),
+    write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, by_part, quick),
                datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
                n_jobs=n_jobs, started=started, code_version={**_earlier_versions(out_dir), **versions},
                files={p: list(PART_FILES[p]) for p in parts}, rows={p: len(t) for p, t in tables.items()},
-               torch_threads=1)
+               torch_threads=1, history=history)
     return tables
 
 # %% ../../nbs/10a_fals_experiments.ipynb #dab94e4e
 def verify_table3(out_dir=None,   # results folder with table3.csv (default: results_dir("fals"))
                   cells=(("emotions", "fa"), ("emotions", "lasso")),   # (dataset, method) pairs to recompute
-                  data_home=None, tol=1e-12) -> pd.DataFrame:
+                  data_home=None, tol=1e-12,
+                  seed=0,         # the seed whose rows are recomputed
+                 ) -> pd.DataFrame:
     "Recompute Table 3 `cells` with the current code; the largest HL/OE/RL/AP difference to table3.csv."
     cached = load_result("table3", out_dir)
     if cached is None: raise FileNotFoundError("table3.csv is missing: nothing to verify")
+    if "seed" in cached: cached = cached[cached["seed"] == seed]
     rows = []
     for d, m in cells:
-        new = table3_cell(d, m, 0, data_home)
+        new = table3_cell(d, m, seed, data_home)
         for r in (new if isinstance(new, list) else [new]):
             old = cached[(cached.dataset == d) & (cached.method == r["method"])]
             if old.empty: raise ValueError(f"table3.csv has no row for dataset={d!r}, method={r['method']!r}")
@@ -622,3 +693,46 @@ def load_result(name,          # a file of PART_FILES without '.csv', e.g. "tabl
     if part is None:
         raise ValueError(f"name={name!r}: not a result of this chapter; one of {sorted(PART_FILES.values())}")
     print(f"{path.name} is not in {path.parent}: run `mlxplain reproduce fals --parts {part}`")
+
+# %% ../../nbs/10a_fals_experiments.ipynb #7f91fa77
+HIGHER_BETTER = ("AP", "microAUC")   # metrics where higher is better (the others are losses)
+
+def seed_stats(df,                              # tidy results, one row per seed (or fold)
+               by,                              # grouping columns, e.g. ["dataset", "method"]
+               metrics=("HL", "OE", "RL", "AP"),
+              ) -> pd.DataFrame:
+    "Mean, standard error and count over the rows of each group `by`, per metric: by…, metric, mean, se, n."
+    long = df.melt(id_vars=list(by), value_vars=list(metrics), var_name="metric")
+    g = long.groupby(list(by) + ["metric"], sort=False)["value"]
+    return g.agg(mean="mean", se="sem", n="count").reset_index()
+
+def _paired_p(x, y, d) -> tuple:
+    "(paired t-test p, Wilcoxon p) of x against y, d = signed differences; 1.0 when they never differ."
+    from scipy.stats import ttest_rel, wilcoxon
+    if not (d != 0).any(): return 1.0, 1.0
+    p_t = 0.0 if np.std(d) == 0 else float(ttest_rel(x, y).pvalue) if len(d) > 1 else 1.0
+    return p_t, float(wilcoxon(d).pvalue)
+
+def paired_test(df, col, a, b,                  # compare rows with df[col] == a against df[col] == b
+                on=("seed",),                   # the pairing: seeds, or ("seed", "fold")
+                by=("dataset",),                # one test per group
+                metrics=("HL", "OE", "RL", "AP"),
+                alpha=0.05,                     # level of the paired t-test behind `better`
+               ) -> pd.DataFrame:
+    """`a` against `b` paired over `on` per group `by` and metric: n, means, `delta` (mean of a − b, signed
+    so that < 0 means a is better), pairs each wins, t-test and Wilcoxon p, and `better`: 'a', 'b' or ''
+    (p_t ≥ alpha)."""
+    rows = []
+    for key, g in df[df[col].isin([a, b])].groupby(list(by), sort=False):
+        for m in metrics:
+            w = g.pivot_table(index=list(on), columns=col, values=m).dropna()
+            if a not in w or b not in w or w.empty: continue
+            d = ((w[a] - w[b]) * (-1 if m in HIGHER_BETTER else 1)).to_numpy()   # < 0: a is better
+            p_t, p_w = _paired_p(w[a].to_numpy(), w[b].to_numpy(), d)
+            rows.append({**dict(zip(by, key)), "metric": m, "n": len(d), "a_mean": w[a].mean(),
+                         "b_mean": w[b].mean(), "delta": float(d.mean()), "a_better": int((d < 0).sum()), "b_better": int((d > 0).sum()),
+                         "p_t": p_t, "p_wilcoxon": p_w,
+                         "better": "" if p_t >= alpha else "a" if d.mean() < 0 else "b"})
+    cols = [*by, "metric", "n", "a_mean", "b_mean", "delta", "a_better", "b_better", "p_t", "p_wilcoxon",
+            "better"]
+    return pd.DataFrame(rows, columns=cols)
