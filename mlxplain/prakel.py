@@ -184,7 +184,7 @@ def sums(self: DecomposedCost, R, idx=None, S=None):
 
 @patch
 def sums_T(self: DecomposedCost, YS, RS, WS):  # as `_sums_T`; the rows this loss does not read are left at 0
-    "`_sums_T` restricted to the rows of `sums` this loss reads (the per-labelset updates)."
+    "<code>_sums_T</code> restricted to the rows of `sums` this loss reads (the per-labelset updates)."
     return self._sums_T(YS, RS, WS, self.need)
 
 @patch
@@ -384,7 +384,7 @@ class _SVDRidge:
 # %% ../nbs/30_prakel.ipynb #cf5a409b
 @patch
 def fit(self: _SVDRidge, C, alpha):  # C: (N, R) targets; alpha: ridge penalty
-    "The ridge fit of every column of C, as a `_LinearCosts`."
+    "The ridge fit of every column of C, as a <code>_LinearCosts</code>."
     cm, Cc = self._centred(C)
     W = self.Vt.T @ (self._factor(alpha) * (self.U.T @ Cc))
     return _LinearCosts(W, cm - self.mean_ @ W)
