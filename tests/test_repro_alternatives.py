@@ -183,3 +183,90 @@ def test_committed_comparable_tables_match_the_records():
     from mlxplain.repro.alternatives import PAPER_N_FEATURES, PAPER_DATASETS   # Table 2 = our data's feature counts
     assert set(PAPER_N_FEATURES) == set(PAPER_DATASETS)
     assert all(PAPER_N_FEATURES[d] == n for d, n in rec.groupby("dataset").n_features.first().items())
+
+
+_TINY = {"k": [3, 4], "taus": [0.5, 1.0], "a_max": 1, "a_max_sequential": 2, "a_max_mrmr_simultaneous": 1,
+         "wrapper_max_iters": 3, "wrapper_a_max": 1, "time_limit_per_set_s": 5}
+
+
+def test_paper_units_record_their_cost_on_a_tiny_grid(need_data):
+    "The paper part's (data set, fold, k, objective) units each record their own wall/CPU seconds; a cell sums them."
+    import time
+    from functools import partial
+    import pandas as pd
+    from mlxplain.experiments import run_grid
+    from mlxplain.repro.alternatives import (_repro_cell, _cell_keys, unit_costs, cell_costs, paper_sizes,
+                                             PAPER_RUN_DESIGN)
+    need_data("hepatitis")
+    assert _cell_keys(PAPER_RUN_DESIGN) == ([5, 10], ["mi", "model_gain", "fcbf", "mrmr", "wrapper"])
+    d = {**PAPER_RUN_DESIGN, **_TINY}
+    t0 = time.perf_counter()
+    df = run_grid(partial(_repro_cell, design=d), {"dataset": ["hepatitis"], "fold": [0], "k": [3, 4],
+                                                   "objective": ["mi", "wrapper"]})
+    wall = time.perf_counter() - t0
+    assert (df.groupby(["k", "objective"])[["cell_wall_s", "cell_cpu_s"]].nunique() == 1).all().all()
+    u = unit_costs(df)
+    assert len(u) == 4 and (u.wall_s > 0).all() and (u.cpu_s > 0).all() and u.wall_s.sum() <= wall
+    assert (u.solves > 0).all() and set(u.objective) == {"MI", "Greedy Wrapper"}
+    whole = pd.DataFrame(_repro_cell("hepatitis", 0, design={**d, "k": [3]}))   # a (data set, fold) cell, k = 3 only
+    key = ["k", "objective", "search", "a", "tau", "set"]
+    parts = df[(df.k == 3)][key].reset_index(drop=True)
+    pd.testing.assert_frame_equal(whole[whole.objective.isin(["MI", "Greedy Wrapper"])][key].reset_index(drop=True), parts)
+    assert whole.groupby("objective").cell_wall_s.nunique().eq(1).all() and whole.objective.nunique() == 5
+    sizes = paper_sizes(["hepatitis"])
+    assert sizes.values.tolist() == [["hepatitis", 155, 19]]
+    c = cell_costs(df, {"hepatitis": 155})
+    assert c[["dataset", "n_samples", "fold", "k", "units"]].values.tolist() == [["hepatitis", 155, 0, 3, 2], ["hepatitis", 155, 0, 4, 2]]
+    assert c.wall_s.tolist() == pytest.approx(u.groupby("k").wall_s.sum().tolist())
+
+
+def test_lpt_makespan_lies_between_the_bounds():
+    "Longest-first is never faster than sum/W or the longest unit, never slower than sum/W + the longest."
+    import numpy as np
+    from mlxplain.repro.alternatives import lpt_makespan
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        c, w = rng.exponential(size=rng.integers(1, 40)), int(rng.integers(1, 9))
+        m = lpt_makespan(c, w)
+        assert max(c.sum() / w, c.max()) - 1e-9 <= m <= c.sum() / w + c.max() + 1e-9
+    assert lpt_makespan([4, 3, 3, 2, 2, 2], 3) == 6 and lpt_makespan([2.0], 64) == 2.0
+
+
+def test_projection_on_toy_units_scales_with_size_and_workers():
+    "Twice the rows and features: 4x the non-solver time (8x for mRMR); more workers never take longer."
+    import pandas as pd
+    from mlxplain.repro.alternatives import project_paper_design
+    rows = [dict(dataset="d", fold=0, k=5, n_features=10, objective=o, search=s, a=1, tau=0.2, set=i, status=st,
+                 time=t, cell_wall_s=10.0, cell_cpu_s=8.0)   # MI's sim. run stopped without a set, mRMR's with one
+            for o, stop in (("MI", "not solved"), ("mRMR", "feasible"))
+            for s, st, t in (("seq.", "optimal", 0.5), ("sim. (sum)", stop, 2.0)) for i in (0, 1)]
+    sizes = pd.DataFrame({"dataset": ["d", "e"], "n_samples": [50, 100], "n_features": [10, 20]})
+    units, summary = project_paper_design(pd.DataFrame(rows), sizes, time_limit=1.0, folds=3, workers=(1, 2, 4, 64))
+    m = units[(units.scenario == "measured stops") & (units.k == 5)].set_index(["dataset", "objective"])
+    assert set(units.source) == {"measured", "measured at k = 5 x 2", "paper's Table 5"}   # 2 data sets x k 5, 10 x 5
+    for o in ("MI", "mRMR"):   # finished solves: their time x CPU/wall 0.8; the stopped run: 2 sets x 1 s
+        assert m.loc[("d", o), "solve_s"] == pytest.approx(0.8 * (0.5 + 0.5) + 2 * 1.0)
+    assert m.loc[("d", "MI"), "overhead_s"] == pytest.approx(8 - 0.8 * (0.5 + 0.5 + 2.0))
+    assert m.loc[("e", "MI"), "overhead_s"] == pytest.approx(4 * m.loc[("d", "MI"), "overhead_s"])
+    assert m.loc[("e", "mRMR"), "overhead_s"] == pytest.approx(8 * m.loc[("d", "mRMR"), "overhead_s"])
+    for _, s in summary.groupby("scenario"):
+        assert s.wall_h.is_monotonic_decreasing and (s.wall_h >= s.bound_h - 1e-12).all()
+        assert s.wall_h.iloc[0] == pytest.approx(s.total_cpu_h.iloc[0]) and (s.units == 2 * 2 * 5 * 3).all()
+        assert s.wall_h.iloc[-1] == pytest.approx(s.longest_unit_h.iloc[-1])
+
+
+def test_committed_paper_costs_and_projection_match_the_slice(need_data):
+    "paper_cell_costs.csv and the projection tables are what the functions make of records_paper.csv."
+    import io
+    import pandas as pd
+    from mlxplain.repro.alternatives import cell_costs, paper_sizes, project_paper_design
+    rec = load_results("records", "paper")
+    if rec is None: pytest.skip("no records_paper.csv")
+    need_data(*PAPER_DATASETS)
+    sizes = paper_sizes()
+    same = lambda a, b: pd.testing.assert_frame_equal(a, pd.read_csv(io.StringIO(b.to_csv(index=False))), check_dtype=False)
+    same(load_results("paper_cell_costs", "subset"), cell_costs(rec, dict(zip(sizes.dataset, sizes.n_samples))))
+    units, summary = project_paper_design(rec, sizes)
+    same(load_results("paper_projection", "subset"), summary)
+    same(load_results("paper_projection_units", "subset"), units)
+    assert summary.groupby("scenario").units.first().eq(30 * 5 * 2 * 5).all()
