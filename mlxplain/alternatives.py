@@ -145,6 +145,8 @@ _SCIP_STATUS = {pywraplp.Solver.OPTIMAL: "optimal", pywraplp.Solver.FEASIBLE: "f
 # largest integer we let into a CP-SAT model (coefficient or variable bound), see the text
 _CPSAT_INT_MAX = 2**31 - 1
 _MAX_PRECISION = 9  # default: at most 9 significant decimals relative to the largest coefficient
+# CP-SAT 9.15 presolve: inclusion detection off (it can declare a feasible model infeasible, see the text)
+_CPSAT_SAFE_PARAMS = {"presolve_inclusion_work_limit": 0}
 
 @dataclass(frozen=True)
 class SolverOptions:
@@ -186,9 +188,8 @@ def _cpsat_precision(L: int, precision=None, int_max: int = _CPSAT_INT_MAX) -> i
                          "(decimals kept relative to the largest coefficient)")
     if L * 10 ** int(precision) > int_max:
         raise ValueError(f"precision={precision}: the CP-SAT model would hold integers up to "
-                         f"{L * 10 ** int(precision):.3g} > 2**31-1 (CP-SAT's presolve returns wrong "
-                         "'optimal' "
-                         f"results beyond that); use precision <= {p_max} or precision=None")
+                         f"{L * 10 ** int(precision):.3g} > 2**31-1 (the margin kept against CP-SAT presolve "
+                         f"failures); use precision <= {p_max} or precision=None")
     return int(precision)
 
 # %% ../nbs/40_alternatives.ipynb #aad3703e
@@ -242,7 +243,8 @@ class _CpSatModel:
         s = cp_model.CpSolver()
         s.parameters.num_workers, s.parameters.random_seed = max(1, int(self.n_jobs)), self.seed
         if self.time_limit is not None: s.parameters.max_time_in_seconds = float(self.time_limit)
-        for key, v in {**self.extra, **dict(self.params)}.items(): setattr(s.parameters, key, v)
+        for key, v in {**_CPSAT_SAFE_PARAMS, **self.extra, **dict(self.params)}.items():
+            setattr(s.parameters, key, v)
         self._s = s
         st = s.solve(model)
         if st == cp_model.MODEL_INVALID:  # a bug in the formulation, never a search outcome
@@ -304,6 +306,7 @@ def _one_worker(seed, time_limit=None):
     "A single-worker CP-SAT solver with this seed and (optional) time limit in seconds."
     sol = cp_model.CpSolver()
     sol.parameters.num_workers, sol.parameters.random_seed = 1, seed
+    for key, v in _CPSAT_SAFE_PARAMS.items(): setattr(sol.parameters, key, v)
     if time_limit is not None: sol.parameters.max_time_in_seconds = time_limit
     return sol
 

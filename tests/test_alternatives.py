@@ -2,7 +2,7 @@
 bad input. The reproduction (mlxplain.repro.alternatives) is tested in test_repro_alternatives.py."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from sklearn.datasets import load_breast_cancer
 
 import itertools
@@ -299,10 +299,17 @@ def test_mrmr_default_precision_exact_and_unguarded_failure(bc):
             got = (sum if agg == "sum" else min)(mrmr_value(s, rel, R) for s in sets)
             assert st == "optimal" and 0 <= best - got <= cpsat_error_bound(p, 3, 2, agg, None, form) + 1e-12
     import ortools
-    if ortools.__version__ == "9.15.6755":  # documents why integers are kept below 2**31 (CP-SAT presolve, big-M rows)
-        sets, st, _ = solve_alternatives(p, 3, 0.6, 2, (), "sum", "cpsat", "paper", None, precision=9,
-                                         options=SolverOptions(int_max=2**62))
-        assert st == "optimal" and brute(lambda s: mrmr_value(s, rel, R), 8, 3, 0.6, 2, "sum") - sum(mrmr_value(s, rel, R) for s in sets) > 0.01
+    best = brute(lambda s: mrmr_value(s, rel, R), 8, 3, 0.6, 2, "sum")
+    inclusion_on = (("presolve_inclusion_work_limit", 100_000_000),)
+    for opts, wrong in [(SolverOptions(int_max=2**62), False),  # big-M near 4e9, inclusion presolve off: exact
+                        (SolverOptions(cpsat_params=inclusion_on), False),  # integers below 2**31, inclusion on: exact
+                        (SolverOptions(int_max=2**62, cpsat_params=inclusion_on), True)]:  # both: CP-SAT 9.15 fails
+        sets, st, _ = solve_alternatives(p, 3, 0.6, 2, (), "sum", "cpsat", "paper", None,
+                                         precision=9 if opts.int_max > 2**31 else None, options=opts)
+        gap = best - sum(mrmr_value(s, rel, R) for s in sets)
+        assert st == "optimal"
+        if not wrong: assert 0 <= gap <= cpsat_error_bound(p, 3, 2, "sum", 9 if opts.int_max > 2**31 else None, "paper", opts) + 1e-12
+        elif ortools.__version__ == "9.15.6755": assert gap > 0.01  # why both safeguards exist
 
 
 def test_invalid_cpsat_model_raises():
@@ -655,6 +662,7 @@ def _brute_joint(value, ok, n, k, ov, n_sets, agg):
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 7), k=st.integers(1, 3), a=st.integers(1, 2),
        tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]))
+@example(seed=4155, n=5, k=2, a=2, tau=0.2)  # FCBF: CP-SAT 9.15's inclusion presolve called it infeasible
 def test_every_objective_and_search_equals_brute_force(objective, seed, n, k, a, tau):
     k = max(k, 2) if objective == "mrmr" else k
     rng = np.random.default_rng(seed)
@@ -848,12 +856,46 @@ def test_many_tied_qualities_prove_optimal_quickly():
     assert sel.statuses_ == ["optimal"] * 6
 
 
+def _brute_joint_sum(q, k, ov, n_sets):
+    "Exhaustive branch and bound: the largest sum of q over n_sets k-sets with pairwise overlap <= ov."
+    C = sorted(itertools.combinations(range(len(q)), k), key=lambda F: -q[list(F)].sum())
+    v = [float(q[list(F)].sum()) for F in C]
+    best = -np.inf
+    def rec(start, chosen, total):
+        nonlocal best
+        if len(chosen) == n_sets:
+            best = max(best, total)
+            return
+        for i in range(start, len(C)):  # candidates by decreasing value: the rest can add at most v[i] each
+            if total + (n_sets - len(chosen)) * v[i] <= best: return
+            if all(len(set(C[i]) & set(C[j])) <= ov for j in chosen): rec(i + 1, chosen + [i], total + v[i])
+    rec(0, [], 0.0)
+    return best
+
+
+def test_branch_and_bound_equals_plain_enumeration():
+    q = np.random.default_rng(3).random(7)
+    for k, ov, n_sets in [(2, 1, 3), (3, 1, 3), (3, 2, 4), (2, 0, 3)]:
+        assert _brute_joint_sum(q, k, ov, n_sets) == pytest.approx(
+            _brute_joint(lambda F: float(q[list(F)].sum()), lambda F: True, 7, k, ov, n_sets, "sum"))
+
+
+def test_histogram_cut_removes_every_count_vector_of_an_unrealisable_histogram():
+    """Two rounds of the count relaxation suffice here: the first optimum's histogram cannot be realised, and the
+    cut removes all count vectors with that histogram at once (a cut of the one vector alone needs 13 rounds)."""
+    q = np.array([0.976, 0.865, 0.776, 0.489, 0.43, 0.381, 0.309, 0.059])
+    assert alt._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=1) == (None, "rounds")
+    sets, status = alt._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=2)
+    assert status == "optimal" and all(len(set(a) & set(b)) <= max_overlap(3, 0.2) for a, b in itertools.combinations(sets, 2))
+    assert sum(q[s].sum() for s in sets) == pytest.approx(_brute_joint_sum(q, 3, max_overlap(3, 0.2), 4))
+
+
 @pytest.mark.parametrize("tau", [1 / 3, 2 / 3])
 def test_tied_qualities_match_brute_force(tau):
     "A small instance with three tie groups: the count relaxation with histogram cuts finds the brute-force optimum."
     q = np.array([1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0, 0, 0.0])
     sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 10}, 3, tau, 4, formulation="fast", time_limit=None)
-    best = _brute_joint(lambda F: float(q[F].sum()), lambda F: True, 10, 3, max_overlap(3, tau), 4, "sum")
+    best = _brute_joint_sum(q, 3, max_overlap(3, tau), 4)
     assert status == "optimal" and abs(sum(q[s].sum() for s in sets) - best) < 1e-9
 
 
