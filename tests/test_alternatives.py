@@ -242,16 +242,28 @@ def test_sparse_input(bc):
 
 # ---- solver robustness -------------------------------------------------------------------------------------------
 
-def brute(value, n, k, tau, n_sets, agg):
-    "Exact optimum by enumeration (small problems)."
-    C = list(itertools.combinations(range(n), k))
-    v = np.array([value(list(c)) for c in C])
-    ov = max_overlap(k, tau)
+def _best_tuple(v, C, n_sets, ov, agg):
+    """Exhaustive branch and bound over n_sets of the candidate sets C (values v, sorted decreasing), pairwise
+    overlap <= ov: the largest sum or minimum of their values, -inf if none. Cross-checked by plain enumeration."""
     best = -np.inf
-    for tup in itertools.combinations(range(len(C)), n_sets):
-        if all(len(set(C[i]) & set(C[j])) <= ov for i, j in itertools.combinations(tup, 2)):
-            best = max(best, v[list(tup)].sum() if agg == "sum" else v[list(tup)].min())
+    def rec(start, chosen, total):
+        nonlocal best
+        if len(chosen) == n_sets:
+            best = max(best, total)
+            return
+        for i in range(start, len(C)):  # later candidates are worth at most v[i] each
+            bound = total + (n_sets - len(chosen)) * v[i] if agg == "sum" else min(total, v[i])
+            if bound <= best: return
+            if all(len(set(C[i]) & set(C[j])) <= ov for j in chosen):
+                rec(i + 1, chosen + [i], total + v[i] if agg == "sum" else min(total, v[i]))
+    rec(0, [], 0.0 if agg == "sum" else np.inf)
     return best
+
+
+def brute(value, n, k, tau, n_sets, agg):
+    "Exact optimum over all n_sets-tuples of k-subsets (small problems), by branch and bound."
+    C = sorted(itertools.combinations(range(n), k), key=lambda F: -value(list(F)))
+    return _best_tuple([value(list(F)) for F in C], C, n_sets, max_overlap(k, tau), agg)
 
 
 @pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
@@ -856,28 +868,15 @@ def test_many_tied_qualities_prove_optimal_quickly():
     assert sel.statuses_ == ["optimal"] * 6
 
 
-def _brute_joint_sum(q, k, ov, n_sets):
-    "Exhaustive branch and bound: the largest sum of q over n_sets k-sets with pairwise overlap <= ov."
-    C = sorted(itertools.combinations(range(len(q)), k), key=lambda F: -q[list(F)].sum())
-    v = [float(q[list(F)].sum()) for F in C]
-    best = -np.inf
-    def rec(start, chosen, total):
-        nonlocal best
-        if len(chosen) == n_sets:
-            best = max(best, total)
-            return
-        for i in range(start, len(C)):  # candidates by decreasing value: the rest can add at most v[i] each
-            if total + (n_sets - len(chosen)) * v[i] <= best: return
-            if all(len(set(C[i]) & set(C[j])) <= ov for j in chosen): rec(i + 1, chosen + [i], total + v[i])
-    rec(0, [], 0.0)
-    return best
-
-
 def test_branch_and_bound_equals_plain_enumeration():
-    q = np.random.default_rng(3).random(7)
-    for k, ov, n_sets in [(2, 1, 3), (3, 1, 3), (3, 2, 4), (2, 0, 3)]:
-        assert _brute_joint_sum(q, k, ov, n_sets) == pytest.approx(
-            _brute_joint(lambda F: float(q[list(F)].sum()), lambda F: True, 7, k, ov, n_sets, "sum"))
+    "The branch-and-bound reference equals enumerating every tuple of sets, for sum and min, with and without ties."
+    rng = np.random.default_rng(3)
+    for q in (rng.random(7), rng.integers(0, 3, 7).astype(float)):
+        for k, tau, n_sets in [(2, 0.5, 3), (3, 0.67, 3), (3, 0.34, 4), (2, 1.0, 3), (3, 1.0, 3)]:
+            for agg in ("sum", "min"):
+                value = lambda F: float(q[list(F)].sum())
+                assert brute(value, 7, k, tau, n_sets, agg) == pytest.approx(
+                    _brute_joint(value, lambda F: True, 7, k, max_overlap(k, tau), n_sets, agg))
 
 
 def test_histogram_cut_removes_every_count_vector_of_an_unrealisable_histogram():
@@ -887,7 +886,7 @@ def test_histogram_cut_removes_every_count_vector_of_an_unrealisable_histogram()
     assert alt._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=1) == (None, "rounds")
     sets, status = alt._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=2)
     assert status == "optimal" and all(len(set(a) & set(b)) <= max_overlap(3, 0.2) for a, b in itertools.combinations(sets, 2))
-    assert sum(q[s].sum() for s in sets) == pytest.approx(_brute_joint_sum(q, 3, max_overlap(3, 0.2), 4))
+    assert sum(q[s].sum() for s in sets) == pytest.approx(brute(lambda F: float(q[F].sum()), 8, 3, 0.2, 4, "sum"))
 
 
 @pytest.mark.parametrize("tau", [1 / 3, 2 / 3])
@@ -895,7 +894,7 @@ def test_tied_qualities_match_brute_force(tau):
     "A small instance with three tie groups: the count relaxation with histogram cuts finds the brute-force optimum."
     q = np.array([1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0, 0, 0.0])
     sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 10}, 3, tau, 4, formulation="fast", time_limit=None)
-    best = _brute_joint_sum(q, 3, max_overlap(3, tau), 4)
+    best = brute(lambda F: float(q[F].sum()), 10, 3, tau, 4, "sum")
     assert status == "optimal" and abs(sum(q[s].sum() for s in sets) - best) < 1e-9
 
 
