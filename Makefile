@@ -32,6 +32,12 @@ demo: env
 
 # the export check first; then the notebooks and pytest side by side: the notebooks run one after another (see
 # test-nbs), pytest on two workers, so both cores stay busy until the end
+# Three test processes share the cores, so each gets a third of them for BLAS, OpenMP and PyTorch threads (one
+# on two cores): more threads than cores only wait on each other. Tests that set their own limits still do.
+TEST_THREADS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n / 3 > 0 ? n / 3 : 1 )))
+test: export OMP_NUM_THREADS = $(TEST_THREADS)
+test: export OPENBLAS_NUM_THREADS = $(TEST_THREADS)
+test: export MKL_NUM_THREADS = $(TEST_THREADS)
 test: env test-export
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-nbs test-py
 

@@ -106,17 +106,6 @@ def test_reproduce_without_data_is_one_clear_line(tmp_path):
     assert len(msg) == 1 and "MLXPLAIN_DATA" in msg[0]
 
 
-def test_import_mlxplain_is_light_and_lazy():
-    "`import mlxplain` loads no heavy library; `mlxplain.FALS` loads the FALS module (and PyTorch) on first use."
-    code = ("import sys, mlxplain; heavy = ('torch', 'ortools', 'napkinxc')\n"
-            "assert not [m for m in heavy if m in sys.modules], [m for m in heavy if m in sys.modules]\n"
-            "from mlxplain.fals import FALS\n"
-            "assert mlxplain.FALS is FALS and 'torch' in sys.modules and mlxplain.__version__\n"
-            "assert mlxplain.AlternativeFeatureSelector.__module__ == 'mlxplain.alternatives'")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-2000:]
-
-
 def test_reproduce_a_part_end_to_end(tmp_path, need_data):
     "`mlxplain reproduce fals --quick --parts leaf` runs the real part and writes its table and meta.json."
     need_data("emotions")

@@ -190,6 +190,21 @@ def test_stability_and_similarity(planted):
     assert restricted_spearman(np.arange(5.), np.arange(5.), [3, 4], [2, 4]) == pytest.approx(1.0)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 25).flatmap(lambda d: st.tuples(
+    st.lists(st.integers(0, 4), min_size=d, max_size=d), st.lists(st.integers(0, 4), min_size=d, max_size=d),
+    st.sets(st.integers(0, d - 1), min_size=1), st.sets(st.integers(0, d - 1), min_size=1))))
+def test_restricted_spearman_equals_scipy(case):
+    "Ties, constant vectors and single-feature unions included: scipy's `spearmanr` on the union of the subsets."
+    from scipy.stats import spearmanr
+    s1, s2, a, b = np.array(case[0], float), np.array(case[1], float), sorted(case[2]), sorted(case[3])
+    u = np.union1d(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on a constant vector and returns nan: 0 here
+        ref = spearmanr(s1[u], s2[u]).statistic if len(u) > 1 else 1.0
+    assert restricted_spearman(s1, s2, a, b) == pytest.approx(ref if np.isfinite(ref) else 0.0, abs=1e-12)
+
+
 def test_baselines(planted):
     ds, rel = planted
     assert _precision(RFSelector(k=3, n_estimators=20).fit(ds.X, ds.Y).selected_, rel) >= 0.9
