@@ -68,14 +68,24 @@ def test_quick_reproduction_writes_tables_and_meta(tmp_path, need_data):
     assert meta["seeds"] == [0] and meta["design"]["subset"]["datasets"] == QUICK_DATASETS
 
 
-def test_paper_design_cell_covers_both_k_and_all_searches(need_data):
-    "A scaled-down paper design (two k, sequential a beyond the simultaneous a, wrapper sim.) yields every search of Section 5."
+# a scaled-down paper design: two k, sequential a beyond the simultaneous a, the wrapper's simultaneous search
+_SMALL = {"k": [3, 4], "a_max": 1, "a_max_sequential": 2, "a_max_mrmr_simultaneous": 1, "wrapper_max_iters": 3,
+          "wrapper_a_max": 2, "wrapper_a_max_simultaneous": 1, "time_limit_per_set_s": 5}
+
+
+@pytest.fixture(scope="module")
+def hepatitis_cell(need_data):
+    "One (data set, fold) cell of the small design, run whole; shared, as its mRMR and FCBF estimates take 10 s."
     import pandas as pd
     from mlxplain.repro.alternatives import _repro_cell, PAPER_RUN_DESIGN
     need_data("hepatitis")
-    d = {**PAPER_RUN_DESIGN, "k": [3, 4], "a_max": 1, "a_max_sequential": 2, "a_max_mrmr_simultaneous": 1, "wrapper_max_iters": 3,
-         "wrapper_a_max": 2, "wrapper_a_max_simultaneous": 1, "time_limit_per_set_s": 5}
-    df = pd.DataFrame(_repro_cell("hepatitis", 0, design=d))
+    d = {**PAPER_RUN_DESIGN, **_SMALL}
+    return d, pd.DataFrame(_repro_cell("hepatitis", 0, design=d))
+
+
+def test_paper_design_cell_covers_both_k_and_all_searches(hepatitis_cell):
+    "A scaled-down paper design (two k, sequential a beyond the simultaneous a, wrapper sim.) yields every search of Section 5."
+    _, df = hepatitis_cell
     g = df.groupby(["k", "objective", "search"])
     assert set(df.k) == {3, 4} and g.ngroups == 2 * 19   # 5 objectives x (seq., sim. sum/min) + rep./bal. for MI and Model Gain
     assert (g.tau.nunique().unstack(["objective", "search"]).T == [3, 4]).all().all()   # every tau i/k
@@ -185,11 +195,7 @@ def test_committed_comparable_tables_match_the_records():
     assert all(PAPER_N_FEATURES[d] == n for d, n in rec.groupby("dataset").n_features.first().items())
 
 
-_TINY = {"k": [3, 4], "taus": [0.5, 1.0], "a_max": 1, "a_max_sequential": 2, "a_max_mrmr_simultaneous": 1,
-         "wrapper_max_iters": 3, "wrapper_a_max": 1, "time_limit_per_set_s": 5}
-
-
-def test_paper_units_record_their_cost_on_a_tiny_grid(need_data):
+def test_paper_units_record_their_cost_on_a_tiny_grid(hepatitis_cell):
     "The paper part's (data set, fold, k, objective) units each record their own wall/CPU seconds; a cell sums them."
     import time
     from functools import partial
@@ -197,9 +203,8 @@ def test_paper_units_record_their_cost_on_a_tiny_grid(need_data):
     from mlxplain.experiments import run_grid
     from mlxplain.repro.alternatives import (_repro_cell, _cell_keys, unit_costs, cell_costs, paper_sizes,
                                              PAPER_RUN_DESIGN)
-    need_data("hepatitis")
     assert _cell_keys(PAPER_RUN_DESIGN) == ([5, 10], ["mi", "model_gain", "fcbf", "mrmr", "wrapper"])
-    d = {**PAPER_RUN_DESIGN, **_TINY}
+    d, whole = hepatitis_cell   # the (data set, fold) cell run whole, every objective
     t0 = time.perf_counter()
     df = run_grid(partial(_repro_cell, design=d), {"dataset": ["hepatitis"], "fold": [0], "k": [3, 4],
                                                    "objective": ["mi", "wrapper"]})
@@ -208,11 +213,10 @@ def test_paper_units_record_their_cost_on_a_tiny_grid(need_data):
     u = unit_costs(df)
     assert len(u) == 4 and (u.wall_s > 0).all() and (u.cpu_s > 0).all() and u.wall_s.sum() <= wall
     assert (u.solves > 0).all() and set(u.objective) == {"MI", "Greedy Wrapper"}
-    whole = pd.DataFrame(_repro_cell("hepatitis", 0, design={**d, "k": [3]}))   # a (data set, fold) cell, k = 3 only
     key = ["k", "objective", "search", "a", "tau", "set"]
-    parts = df[(df.k == 3)][key].reset_index(drop=True)
-    pd.testing.assert_frame_equal(whole[whole.objective.isin(["MI", "Greedy Wrapper"])][key].reset_index(drop=True), parts)
-    assert whole.groupby("objective").cell_wall_s.nunique().eq(1).all() and whole.objective.nunique() == 5
+    pd.testing.assert_frame_equal(whole[whole.objective.isin(["MI", "Greedy Wrapper"])][key].reset_index(drop=True),
+                                  df[key].reset_index(drop=True))
+    assert whole.groupby(["k", "objective"]).cell_wall_s.nunique().eq(1).all() and whole.objective.nunique() == 5
     sizes = paper_sizes(["hepatitis"])
     assert sizes.values.tolist() == [["hepatitis", 155, 19]]
     c = cell_costs(df, {"hepatitis": 155})
