@@ -146,8 +146,12 @@ def test_rank_correlation_exact_p_matches_scipy_permutation_test():
     for n in (5, 6, 7):
         x, y = rng.random(n), rng.random(n)
         rho, p = rank_correlation(x, y)
-        ref = stats.permutation_test((x,), lambda a: stats.spearmanr(a, y).statistic,   # scipy's own example
-                                     permutation_type="pairings", n_resamples=np.inf)   # all n! orders of x
+        ry = stats.rankdata(y)
+
+        def spearman(a, axis):  # Spearman's rho of every reordering of x with y at once: Pearson's r of the ranks
+            return stats.pearsonr(stats.rankdata(a, axis=axis), np.broadcast_to(ry, a.shape), axis=axis).statistic
+        ref = stats.permutation_test((x,), spearman, permutation_type="pairings", n_resamples=np.inf,  # all n! orders
+                                     vectorized=True)   # (one spearmanr call per order took 4 s at n = 7)
         assert np.isclose(rho, stats.spearmanr(x, y).statistic) and np.isclose(p, ref.pvalue), (n, p, ref.pvalue)
 
 
