@@ -107,10 +107,10 @@ def test_reproduce_without_data_is_one_clear_line(tmp_path):
 
 
 def test_reproduce_a_part_end_to_end(tmp_path, need_data):
-    "`mlxplain reproduce fals --quick --parts leaf` runs the real part and writes its table and meta.json."
-    need_data("emotions")
-    r = run("reproduce", "fals", "--quick", "--parts", "leaf", "--out", str(tmp_path))
+    "`mlxplain reproduce prakel --quick --parts onesided --datasets emotions` runs the real part: tables, meta.json."
+    need_data("emotions")   # the shortest real part (6 s); tests/test_repro_*.py run each chapter's parts in-process
+    r = run("reproduce", "prakel", "--quick", "--parts", "onesided", "--datasets", "emotions", "--out", str(tmp_path))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    assert (tmp_path / "quick" / "tree_leaf_sensitivity.csv").exists() and (tmp_path / "quick" / "meta.json").exists()
-    bad = run("reproduce", "fals", "--parts", "nope", "--out", str(tmp_path / "o"))
-    assert bad.returncode == 2 and "table3" in bad.stderr and not (tmp_path / "o").exists()
+    assert (tmp_path / "quick" / "runs_onesided.csv").exists() and (tmp_path / "quick" / "meta.json").exists()
+    bad = run("reproduce", "prakel", "--parts", "nope", "--out", str(tmp_path / "o"))
+    assert bad.returncode == 2 and "onesided" in bad.stderr and not (tmp_path / "o").exists()

@@ -128,6 +128,7 @@ class Chromium:
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
              "--disable-backgrounding-occluded-windows", "--host-resolver-rules=MAP * ~NOTFOUND",
+             "--blink-settings=imagesEnabled=false",  # images are checked as files and URLs, not decoded
              f"--user-data-dir={profile}", "about:blank"],
             preexec_fn=protocol_fds, close_fds=False, stdout=subprocess.DEVNULL, stderr=self._err)
         os.close(to_browser)
