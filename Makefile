@@ -56,7 +56,7 @@ test-nbs: env
 # sharing out single tests, --dist loadgroup, took 7 min 40 s against 6 min 31 s)
 PYTEST_WORKERS ?= 2
 test-py: env
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests
+	$(BIN)/python -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadfile tests
 
 # Quarto's site where Quarto is installed; otherwise an offline HTML preview (nbdev's page names, local MathJax)
 docs: env

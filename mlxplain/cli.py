@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_cli.ipynb #4489c008
 from __future__ import annotations
-import argparse, importlib, json, sys, time, traceback
+import argparse, contextlib, importlib, io, json, sys, time, traceback
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -58,7 +58,8 @@ def run_demo(out_dir="demo_output", chapters=None) -> dict:
         if (m := chapter_module(c)) is not None and hasattr(m, "demo")]
     for name, fn in parts:
         t0 = time.perf_counter()
-        try: summary = fn(out_dir / name)
+        try:   # the chapter's own printout would repeat the summary printed below
+            with contextlib.redirect_stdout(io.StringIO()): summary = fn(out_dir / name)
         except Exception as e:  # one broken chapter must not hide the others' results
             traceback.print_exc()
             summary = {"error": f"{type(e).__name__}: {e}"}
@@ -67,7 +68,7 @@ def run_demo(out_dir="demo_output", chapters=None) -> dict:
         for k, v in report[name].items():
             if k != "seconds": print(f"   {k}: {v}")
     (out_dir / "report.json").write_text(json.dumps(report, indent=2, default=str))
-    figs = sorted(p.relative_to(out_dir) for p in out_dir.rglob("*.png"))
+    figs = sorted(p.relative_to(out_dir) for name in report for p in (out_dir / name).rglob("*.png"))  # this run's
     print(f"\nfigures written to {out_dir}/: " + (", ".join(map(str, figs)) or "none"))
     return report
 
@@ -102,31 +103,63 @@ def _positive(text):
     if text.lstrip("-").isdigit() and (int(text) >= 1 or int(text) == -1): return int(text)
     raise argparse.ArgumentTypeError(f"--n-jobs {text!r}: a positive integer, or -1 for all cores")
 
+_DATA_HOME_HELP = ("folder holding the data files (as `mlxplain fetch` lays them out); default: $MLXPLAIN_DATA, "
+                   "then the user cache, where missing sets are downloaded with their checksums verified")
+
+# %% ../nbs/05_cli.ipynb #d446b6c5
+def _chapters_help(chapters=None) -> str:  # chapters: names of CHAPTERS (default: all)
+    "Each chapter's parts (default ones starred) and the data sets of each part, from its reproduction module."
+    lines = ["parts (* = run by default) and data sets of each chapter:"]
+    for c in chapters or CHAPTERS:
+        m = reproduction_module(c)
+        per_part = getattr(m, "PART_DATASETS", {})
+        lines.append(f"  {c}   (quick: {', '.join(m.QUICK_DATASETS)})")
+        width = max(map(len, m.PARTS)) + 1
+        for p in m.PARTS:
+            name = p + ("*" if p in m.DEFAULT_PARTS else "")
+            lines.append(f"    {name:<{width}}  {', '.join(per_part.get(p, m.DATASETS))}")
+    return "\n".join(lines)
+
+class _ReproduceHelp(argparse.Action):
+    "`--help` of `mlxplain reproduce`: the usual help, then the chapters' parts and data sets."
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+    def __call__(self, parser, namespace, values, option_string=None):
+        chapter = getattr(namespace, "chapter", None)   # set when CHAPTER came before --help
+        parser.epilog = _chapters_help([chapter] if chapter else None)
+        parser.print_help()
+        parser.exit()
+
 # %% ../nbs/05_cli.ipynb #3ad053d2
 def _parser():
     p = argparse.ArgumentParser(prog="mlxplain", description="Explainable, cost-aware multi-label learning.")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("datasets", help="list the named data sets and which are available locally")
-    d.add_argument("--data-home", default=None)
+    d.add_argument("--data-home", default=None, help=_DATA_HOME_HELP)
     d.add_argument("--wide", action="store_true", help="all registry columns (download URL, source, format)")
     f = sub.add_parser("fetch", help="find or download a data set (checksum verified)")
     f.add_argument("name")
-    f.add_argument("--data-home", default=None)
+    f.add_argument("--data-home", default=None, help=_DATA_HOME_HELP)
     m = sub.add_parser("demo", help="run every chapter on embedded data")
     m.add_argument("--out", default="demo_output")
     m.add_argument("--chapter", action="append", choices=list(CHAPTERS))
     r = sub.add_parser("reproduce", help="run a chapter's reproduction and write its result files",
                        description="Run a chapter's reproduction (mlxplain.repro.<chapter>.reproduce) "
                                    "and write its tidy result tables and meta.json. "
-                                   "Finished cells are cached and skipped.")
+                                   "Finished cells are cached and skipped.", add_help=False,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("-h", "--help", action=_ReproduceHelp,
+                   help="show this help with each chapter's parts and data sets (of CHAPTER alone when given)")
     r.add_argument("chapter", choices=list(CHAPTERS))
     r.add_argument("--out", default=None,
                    help="results folder (default: nbs/results/<chapter> in a checkout)")
     r.add_argument("--quick", action="store_true",
                    help="a small subset, for a smoke test (written to OUT/quick)")
-    r.add_argument("--data-home", default=None)
-    r.add_argument("--parts", type=_names, default=None, help="comma-separated parts (the chapter's PARTS)")
-    r.add_argument("--datasets", type=_names, default=None, help="comma-separated data sets")
+    r.add_argument("--data-home", default=None, help=_DATA_HOME_HELP)
+    r.add_argument("--parts", type=_names, default=None,
+                   help="comma-separated parts (default: the chapter's default parts, starred below)")
+    r.add_argument("--datasets", type=_names, default=None,
+                   help="comma-separated data sets, from the chapter's list below (default: all of a part's)")
     r.add_argument("--seeds", type=_seeds, default=None, help="seeds, e.g. 0,1,2 or 0-4")
     r.add_argument("--n-jobs", type=_positive, default=1,
                    help="parallel workers: joblib processes here, or dask workers with --scheduler local")
@@ -153,7 +186,8 @@ def _reproduce(args) -> int:
     except ValueError as e:  # an unknown part or data set: the chapter's message names the valid ones
         print(f"\nmlxplain reproduce: {e}", file=sys.stderr)
         return 2
-    print(f"results written to {out}")
+    where = out / "quick" if args.quick else out   # reproduce(quick=True) writes to OUT/quick
+    print(f"results written to {where}")
     for part, df in (tables or {}).items():
         print(f"\n== {part}: {len(df)} rows\n{df.head(10).to_string()}")
     return 0

@@ -578,16 +578,15 @@ def check_parts(parts, valid, default) -> tuple:  # None or names; valid: PARTS;
     return tuple(dict.fromkeys(parts))
 
 def check_datasets(datasets, valid):  # datasets: None, a name or names; valid: the chapter's DATASETS
-    "None, or the names as a tuple; a ValueError naming the valid ones for a name that is not registered."
-    from mlxplain.data import registry
+    "None, or the names as a tuple; a ValueError listing the chapter's data sets for any other name."
+    # a set outside the chapter's list is refused, not run: its cells were never sized for this machine
     if datasets is None: return None
     datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
-    known = set(valid) | set(registry()["name"])
-    bad = [d for d in datasets if d not in known]
+    bad = [d for d in datasets if d not in valid]
     if bad or not datasets:
-        what = bad or "none given"
-        raise ValueError(f"datasets={list(datasets)!r}: unknown {what}; the chapter's data sets are "
-                         f"{', '.join(valid)} (any name of mlxplain.data.registry() also works)")
+        what = f"{bad} not in the chapter" if bad else "none given"
+        raise ValueError(f"datasets={list(datasets)!r}: {what}; the chapter's data sets are {', '.join(valid)} "
+                         "(`mlxplain datasets` lists every registered set)")
     return tuple(dict.fromkeys(datasets))
 
 def check_seeds(seeds, default) -> tuple:  # seeds: None, an int or ints; default: the seeds to use for None

@@ -61,3 +61,16 @@ def data_home():
     if not (p / "MANIFEST.tsv").is_file():
         pytest.skip(f"staged data not available: MLXPLAIN_DATA={d} holds no MANIFEST.tsv")
     return p
+
+
+@pytest.hookimpl(trylast=True)   # after the other summaries; pytest lists each skip reason (-rs) right below
+def pytest_terminal_summary(terminalreporter):
+    "Close with how many tests were skipped for missing data (their reasons are listed above, with -rs)."
+    skipped = terminalreporter.stats.get("skipped", [])
+    reasons = [str(r.longrepr[2] if isinstance(r.longrepr, tuple) else r.longrepr) for r in skipped]
+    data = sum("not available" in why for why in reasons)   # need_data / data_home: "... not available: ..."
+    slow = sum(why.startswith("Skipped: slow") or why.startswith("slow") for why in reasons)
+    if skipped:
+        terminalreporter.write_line(f"skipped: {len(skipped)} in all, {data} for missing data (set MLXPLAIN_DATA or "
+                                    f"run `mlxplain fetch NAME`), {slow} slow (--runslow), "
+                                    f"{len(skipped) - data - slow} other")

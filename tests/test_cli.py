@@ -6,8 +6,8 @@ import pytest
 # the console script installed beside this interpreter (pip install -e . puts it there)
 MLX = [str(Path(sys.executable).with_name("mlxplain"))]
 
-def run(*args, env=None, cwd=None):
-    return subprocess.run([*MLX, *args], capture_output=True, text=True, timeout=600,
+def run(*args, env=None, cwd=None, timeout=600):
+    return subprocess.run([*MLX, *args], capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})}, cwd=cwd)
 
 def test_help_lists_subcommands():
@@ -47,12 +47,37 @@ def test_demo_runs_every_chapter(tmp_path):
             assert c in rep and "error" not in rep[c], rep.get(c)
             assert list((out / c).glob("*.png")), f"chapter {c} wrote no figure"
     assert "figures written to" in r.stdout
+    # each chapter's numbers once: the summary, not also the chapter's own printout of them
+    assert r.stdout.count("PRAkEL trained for F1 | F1 loss") == 1 and "F1 loss  Hamming loss" not in r.stdout
 
 def test_reproduce_help_documents_scale_out():
     r = run("reproduce", "--help")
     assert r.returncode == 0
     for opt in ("--parts", "--datasets", "--seeds", "--quick", "--out", "--n-jobs", "--scheduler", "LocalCluster"):
         assert opt in r.stdout, opt
+
+
+def test_reproduce_help_lists_parts_and_datasets():
+    "`reproduce --help` ends with every chapter's parts (defaults starred) and data sets; `--data-home` is explained."
+    r = run("reproduce", "--help")
+    assert r.returncode == 0, r.stderr
+    from mlxplain.repro import prakel, alternatives
+    tail = r.stdout.split("data sets of each chapter:", 1)[1]
+    for c in ("fals", "extended_plt", "prakel", "alternatives"): assert f"\n  {c}" in tail, c
+    for p in prakel.PARTS: assert f"    {p}*" in tail
+    assert "    paper " in tail and "    subset*" in tail                     # alternatives: paper is not a default
+    assert ", ".join(prakel.DATASETS) in tail and ", ".join(alternatives.PAPER_DATASETS) in tail
+    assert "$MLXPLAIN_DATA" in r.stdout.split("--data-home", 2)[2]
+    one = run("reproduce", "prakel", "--help")                                # CHAPTER first: that chapter alone
+    assert one.returncode == 0 and "\n  prakel" in one.stdout and "\n  fals" not in one.stdout
+
+
+def test_reproduce_refuses_a_dataset_outside_the_chapter(tmp_path):
+    "A registered set the chapter never sized (bibtex for PRAkEL) is refused at once with the chapter's list."
+    r = run("reproduce", "prakel", "--datasets", "bibtex", "--out", str(tmp_path / "o"), timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "emotions, scene, yeast, birds, medical, enron, CAL500" in r.stderr and "`mlxplain datasets`" in r.stderr
+    assert not (tmp_path / "o").exists()
 
 
 def test_reproduce_options_reach_the_chapter(tmp_path, monkeypatch):
@@ -112,5 +137,6 @@ def test_reproduce_a_part_end_to_end(tmp_path, need_data):
     r = run("reproduce", "prakel", "--quick", "--parts", "onesided", "--datasets", "emotions", "--out", str(tmp_path))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert (tmp_path / "quick" / "runs_onesided.csv").exists() and (tmp_path / "quick" / "meta.json").exists()
+    assert f"results written to {tmp_path / 'quick'}\n" in r.stdout    # the path printed is the path written
     bad = run("reproduce", "prakel", "--parts", "nope", "--out", str(tmp_path / "o"))
     assert bad.returncode == 2 and "onesided" in bad.stderr and not (tmp_path / "o").exists()

@@ -37,7 +37,7 @@ def _reg_split(r):
 @pytest.mark.parametrize("row", _manifest_rows())
 def test_manifest_row_loads_with_documented_shape(row, data_home):
     if row is None:
-        pytest.skip("no manifest")
+        pytest.skip("staged data not available: no MANIFEST.tsv in MLXPLAIN_DATA (point it at the staged data)")
     ds = load(_reg_name(row), _reg_split(row), data_home=data_home)
     n, d, c = int(row["n"]), int(row["d"]), int(row["c"])
     assert ds.shape == (n, d, 1 if row["kind"] == "binary" else c)
@@ -55,7 +55,7 @@ def test_manifest_row_loads_with_documented_shape(row, data_home):
 @pytest.mark.parametrize("row", _manifest_rows())
 def test_registry_matches_manifest(row):
     if row is None:
-        pytest.skip("no manifest")
+        pytest.skip("staged data not available: no MANIFEST.tsv in MLXPLAIN_DATA (point it at the staged data)")
     e = [e for e in D._REGISTRY if e["file"] == row["file"]]
     assert len(e) == 1
     e = e[0]

@@ -108,7 +108,7 @@ def test_faithful_mlknn_on_emotions_and_yeast(need_data):
 
 # ---- the committed result tables still describe the code ------------------------------------------
 def test_committed_runs_reproduce(need_data):
-    "Split 0 of emotions, re-run with the current code (all three parts), gives the committed values bit for bit."
+    "Split 0 of emotions, re-run with the current code (all three parts), gives the committed values (to 1e-12)."
     need_data("emotions")
     runs = load_runs(RES)
     assert len(runs) == sum(len(pd.read_csv(RES / f)) for f in ("runs.csv", "runs_csrakel.csv", "runs_onesided.csv"))
@@ -118,9 +118,10 @@ def test_committed_runs_reproduce(need_data):
     both = new.merge(old, on=["kind", "method", "loss"], suffixes=("_new", "_old"))
     assert len(both) == len(new) and len(new) > 60, ("a committed row is missing: rerun "
                                                      "`mlxplain reproduce prakel`", len(both), len(new))
-    np.testing.assert_array_equal(both["value_new"], both["value_old"],
-                                  err_msg="the committed tables no longer describe the code: rerun "
-                                          "`mlxplain reproduce prakel` (and commit nbs/results/prakel)")
+    # to rounding, not bit for bit: the committed values may come from another CPU's BLAS kernels
+    np.testing.assert_allclose(both["value_new"], both["value_old"], rtol=0, atol=1e-12,
+                               err_msg="the committed tables no longer describe the code: rerun "
+                                       "`mlxplain reproduce prakel` (and commit nbs/results/prakel)")
 
 
 # ---- tests and correlations ------------------------------------------------------------------------

@@ -13,11 +13,12 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN', 'PAPER_DATASETS',
-           'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_TABLE5', 'PAPER_TABLE6',
-           'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES', 'summarize', 'within_run_stats',
-           'figure4_gaps', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
-           'heuristic_not_solved', 'comparable_tables', 'unit_costs', 'cell_costs', 'paper_sizes', 'reproduce',
-           'load_results', 'load_provenance', 'lpt_makespan', 'project_paper_design', 'write_projection']
+           'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_TABLE5',
+           'PAPER_TABLE6', 'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES', 'summarize',
+           'within_run_stats', 'figure4_gaps', 'status_shares', 'paper_share_range', 'table3_same_a',
+           'table4_same_objectives', 'heuristic_not_solved', 'comparable_tables', 'unit_costs', 'cell_costs',
+           'paper_sizes', 'reproduce', 'load_results', 'load_provenance', 'lpt_makespan', 'project_paper_design',
+           'write_projection']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #ae3268ae
 import numpy as np
@@ -58,6 +59,7 @@ PAPER_DESIGN = {"datasets": 30, "folds": 5, "k": [5, 10], "a_max_sequential": 10
                 "time_limit_per_set_s": 60.0, "solver": "SCIP (pywraplp), 1 thread",
                 "wrapper_max_iters": 1000, "wrapper_searches": "seq., sim. (sum), sim. (min)"}
 _PART_DESIGNS = {"subset": (REPRO_DESIGN, REPRO_DATASETS), "paper": (PAPER_RUN_DESIGN, PAPER_DATASETS)}
+PART_DATASETS = {p: tuple(ds) for p, (_, ds) in _PART_DESIGNS.items()}   # the data sets of each part
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #8915ad37
 PAPER_TABLE3 = pd.DataFrame([  # Table 3 (k = 5, a <= 5): share of statuses in %
