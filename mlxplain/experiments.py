@@ -136,14 +136,18 @@ def _records(func, params) -> list[dict]:
 
 def _run_cell(func, params,
               threads=None):  # BLAS/torch threads: an int, {dask worker address: int}, or None (leave them)
-    "Worker-side wrapper: run one cell with BLAS pools (and torch's, if loaded) limited to `threads`."
+    "Worker-side wrapper: run one cell with BLAS pools, torch's (if loaded) and nested joblib calls limited to `threads`."
     if isinstance(threads, dict): threads = threads.get(_worker_address())
     if threads is None: return _records(func, params)
     torch = sys.modules.get("torch")   # only a process that already uses torch pays for it
     old = torch.get_num_threads() if torch is not None else None
     if torch is not None: torch.set_num_threads(threads)
+    # joblib calls inside the cell (scikit-learn's n_jobs=None included) stay in this process: on a dask worker
+    # joblib's nested backend would otherwise send each of them back to the cluster as tasks, with their data
+    nested = parallel_config(backend="sequential") if threads == 1 else parallel_config(backend="threading",
+                                                                                         n_jobs=threads)
     try:
-        with threadpool_limits(limits=threads): return _records(func, params)
+        with threadpool_limits(limits=threads), nested: return _records(func, params)
     finally:
         if torch is not None: torch.set_num_threads(old)
 
@@ -171,9 +175,9 @@ def _restore_env(saved: dict):
 # %% ../nbs/03_experiments.ipynb #3a1f0c14
 @contextmanager
 def _scheduler(scheduler, n_par):
-    "Yield (n_jobs for joblib, per-cell thread limits) with joblib routed to the dask cluster `scheduler`."
+    "Yield (dask client or None, per-cell thread limits): the cluster `scheduler`, started and stopped here if 'local'."
     if scheduler is None:
-        yield n_par, None
+        yield None, None
         return
     try: from distributed import Client, LocalCluster
     except ImportError as e:
@@ -197,8 +201,7 @@ def _scheduler(scheduler, n_par):
             raise ValueError(f"scheduler={scheduler!r}: use None (joblib's backend), 'local' (a dask "
                              "LocalCluster of n_jobs processes), an address such as 'tcp://host:8786', "
                              "or a dask Client")
-        stack.enter_context(parallel_config(backend="dask", client=client))
-        yield -1, threads
+        yield client, threads
 
 # %% ../nbs/03_experiments.ipynb #49dcc2ed
 def run_grid(func,            # called as func(**params); returns a dict or a list of dicts (result records)
@@ -224,9 +227,10 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     state = dict(frames=[done], pending=[], n=0, batch=batch or 2 * n_par)
     bar = tqdm(total=len(pos), initial=len(pos) - len(todo), desc=desc or getattr(func, "__name__", "grid"))
     try:
-        with _scheduler(scheduler if todo else None, n_par) as (par_jobs, threads):   # no cluster for nothing
-            tasks = (delayed(_run_cell)(func, c, threads) for c in todo)
-            cells_out = _parallel(par_jobs)(tasks) if todo else []
+        with _scheduler(scheduler if todo else None, n_par) as (client, threads):   # no cluster for nothing
+            if client is not None: cells_out = _on_cluster(client, func, todo, threads)
+            elif todo: cells_out = _parallel(n_par)(delayed(_run_cell)(func, c, threads) for c in todo)
+            else: cells_out = []
             for recs in cells_out:                              # as cells finish, on whichever worker
                 state["pending"] += recs
                 state["n"] += 1
@@ -245,6 +249,16 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     return df
 
 # %% ../nbs/03_experiments.ipynb #c1b684b5
+def _on_cluster(client, func, cells, threads):
+    "Yield each cell's records as it finishes on the dask cluster of `client`; unfinished cells are cancelled on exit."
+    # the client's own API, not joblib's dask backend: no batching, no scattering of arguments, and no
+    # nested backend that turns a cell's inner joblib calls into cluster tasks
+    from distributed import as_completed
+    futures = [client.submit(_run_cell, func, c, threads, pure=False) for c in cells]
+    try:
+        for f in as_completed(futures): yield f.result()
+    finally: client.cancel(futures)
+
 def _parallel(n_jobs) -> Parallel:
     "A joblib Parallel that yields results as they finish (in order on joblib < 1.4, which lacks that)."
     try: return Parallel(n_jobs=n_jobs, return_as="generator_unordered")

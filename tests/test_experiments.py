@@ -87,6 +87,22 @@ def test_local_cluster_gives_the_serial_rows(tmp_path):
     assert {k: os.environ.get(k) for k in env_before} == env_before   # this process's settings are untouched
 
 
+def nested_calls(i):
+    "A cell that asks joblib for 2 jobs inside (as an estimator's n_jobs=2 does): where did the inner calls run?"
+    import threading
+    from joblib import Parallel, delayed
+    here = threading.get_ident()
+    inner = Parallel(n_jobs=2)(delayed(threading.get_ident)() for _ in range(4))
+    return {"inner_in_cell_thread": all(t == here for t in inner)}
+
+
+def test_nested_joblib_calls_stay_in_the_cell(tmp_path):
+    "A cell's own joblib calls run in the cell's thread on a worker with one core's share (through joblib's dask backend
+    they became cluster tasks: cells then waited on each other and several ran at once on one worker)."
+    dist = run_grid(nested_calls, {"i": range(4)}, n_jobs=2, scheduler="local")
+    assert dist["inner_in_cell_thread"].all()
+
+
 def test_existing_cluster_by_address():
     from distributed import LocalCluster
     g = {"n": [5, 50], "seed": [0, 1]}
