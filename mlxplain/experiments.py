@@ -18,8 +18,8 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['META_FORMAT', 'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules',
-           'auto_version', 'timer', 'results_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets',
-           'check_seeds']
+           'auto_version', 'timer', 'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'check_parts',
+           'check_datasets', 'check_seeds']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -483,6 +483,10 @@ def results_dir(chapter: str, root=None) -> Path:
                 break
         else: root = here / "results"
     return Path(root) / chapter
+
+def scratch_dir(chapter: str, root=None) -> Path:
+    "Where a notebook's own reproduction writes: `<results>/_scratch/<chapter>` (git-ignored), never the committed tables."
+    return results_dir(chapter, root).parent / "_scratch" / chapter
 
 # %% ../nbs/03_experiments.ipynb #3a1f0c37
 META_FORMAT = "mlxplain-meta/1"

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parents[1] / "mlxplain"
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "mlxplain"
 FOUNDATION = {"data", "metrics", "learners", "checks", "experiments", "plots", "cli", "__init__"}
 METHODS = {"fals", "extended_plt", "prakel", "alternatives"}
 
@@ -169,3 +170,41 @@ def test_every_reproduction_has_the_one_signature():
         for const in ("PARTS", "DEFAULT_PARTS", "DATASETS", "QUICK_DATASETS", "SEEDS"):
             assert hasattr(mod, const), f"repro.{name} has no {const}"
         assert set(mod.DEFAULT_PARTS) <= set(mod.PARTS), name
+
+
+def _code_cells(nb_path):
+    import json
+    return ["".join(c["source"]) for c in json.loads(nb_path.read_text())["cells"] if c["cell_type"] == "code"]
+
+
+def test_notebook_reproductions_never_write_the_committed_tables():
+    "A notebook cell that calls reproduce/write_projection (Jupyter's Run All runs slow cells too) passes scratch_dir."
+    import re
+    calls = re.compile(r"^(?:\w+\s*=\s*)?(reproduce|write_projection)\((.*)", re.M)
+    seen = 0
+    for nb in sorted((ROOT / "nbs").glob("*_experiments.ipynb")):
+        for src in _code_cells(nb):
+            if src.lstrip().startswith("#| export"): continue        # the definitions themselves
+            for m in calls.finditer(src):
+                if "test_fail(" in src.splitlines()[src[:m.start()].count("\n")]: continue
+                seen += 1
+                assert m.group(2).startswith(("scratch_dir(", "_tmp", "tmp", "d,", "d)", "Path(d)", "out")), \
+                    f"{nb.name}: `{m.group(0)[:80]}` would rewrite nbs/results/: give it scratch_dir(...)"
+    assert seen >= 5                                                  # the check looked at the real cells
+
+
+def test_committed_meta_names_no_temporary_path():
+    "No meta.json under nbs/results holds a path into a temporary folder (a run merged from /tmp, say)."
+    import json, tempfile
+    tmp = {tempfile.gettempdir(), "/tmp", "/var/tmp", "Temp"}
+    metas = sorted((ROOT / "nbs" / "results").glob("**/meta.json"))
+    assert metas
+    def strings(o):
+        if isinstance(o, dict): o = list(o.values()) + list(o.keys())
+        if isinstance(o, list):
+            for v in o: yield from strings(v)
+        elif isinstance(o, str): yield o
+    for m in metas:
+        bad = [s for s in strings(json.loads(m.read_text())) if any(t in Path(s).parts or s.startswith(t) for t in tmp)
+               or "/tmp/" in s]
+        assert not bad, f"{m.relative_to(ROOT)}: {bad}"

@@ -178,7 +178,13 @@ def test_merge_runs_keeps_grid_order_and_provenance(tmp_path, need_data):
     pd.testing.assert_frame_equal(load_runs(a, ["main"]), merged)
     meta = read_meta(a)
     assert meta["code_version"] == {"main": ["va", "vb"]} and meta["design"]["seeds_per_part"] == {"main": [0, 1, 2]}
-    assert meta["merged_from"] == [".", "../b"] and (a / "datasets.csv").exists()
+    assert [m["path"] for m in meta["merged_from"]] == [".", "../b"] and (a / "datasets.csv").exists()
+    assert meta["merged_from"][1]["code_version"] == {"main": "vb"}       # the merged run's own record
+    import tempfile
+    from mlxplain.repro.prakel import _source_record
+    with tempfile.TemporaryDirectory() as elsewhere:                        # outside the results tree: no path
+        write_meta(elsewhere, chapter="prakel", seeds=[3, 4])
+        assert _source_record(elsewhere, a)["path"] is None and _source_record(elsewhere, a)["seeds"] == [3, 4]
     before = (a / "runs.csv").read_bytes()
     with pytest.raises(ValueError, match="in another folder too"):
         merge_runs(a, [b])   # b's split 1 is in a now

@@ -518,6 +518,15 @@ def _merge_part(part, folders):
     return df.iloc[np.argsort(at, kind="stable")].reset_index(drop=True), seeds, datasets, versions
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #c22663df
+def _source_record(folder, out_dir) -> dict:
+    "What meta.json keeps of a merged folder: its own run record, and its path only inside the results tree."
+    folder, out_dir = Path(folder).resolve(), Path(out_dir).resolve()
+    inside = folder.is_relative_to(out_dir.parent)       # a scratch or temporary folder's path means nothing later
+    rec = {"path": os.path.relpath(folder, out_dir)} if inside else {"path": None}
+    try: meta = read_meta(folder)
+    except (OSError, ValueError): meta = {}
+    return {**rec, **{k: meta[k] for k in ("started", "finished", "seeds", "code_version") if k in meta}}
+
 def merge_runs(out_dir=None,   # results folder whose tables are extended (default: results_dir("prakel"))
                sources=(),     # folders that `reproduce(out_dir=...)` wrote with further splits
                data_home=None,
@@ -535,7 +544,7 @@ def merge_runs(out_dir=None,   # results folder whose tables are extended (defau
     for part, df in tables.items():   # only after every part merged: nothing is written on an error
         atomic_write_csv(df, out_dir / _RUN_FILES[part])
     _finish(out_dir, part_seeds, datasets, data_home, versions,
-            merged_from=[os.path.relpath(d, out_dir) for d in folders])
+            merged_from=[_source_record(d, out_dir) for d in folders])
     return tables
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #8dacaa6a
