@@ -57,6 +57,7 @@ class Dom(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.ids, self.urls, self.visible, self.prose = set(), [], [], []
         self.body, self.errors, self.error_depth = {}, [], None
+        self.nav_links, self.cells, self.cell_depth = [], [], None   # nav link texts; the page's cells in order
         self.depth = Counter()  # open elements by tag
         self.feed(dom)
         self.close()
@@ -74,6 +75,14 @@ class Dom(HTMLParser):
         if tag == "div" and "mlx-error-output" in a.get("class", "").split():  # the preview marks errors
             self.error_depth = self.depth["div"]
             self.errors.append("")
+        if tag == "a" and self.depth["nav"]:
+            self.nav_links.append("")
+        classes = a.get("class", "").split()
+        if tag == "div" and "jp-Cell" in classes and self.cell_depth is None:   # one notebook cell
+            self.cell_depth = self.depth["div"]
+            self.cells.append({"markdown": "jp-MarkdownCell" in classes, "text": "", "media": False})
+        if self.cell_depth is not None and tag in ("img", "table", "svg", "pre", "iframe", "video"):
+            self.cells[-1]["media"] = True
         if tag not in VOID:
             self.depth[tag] += 1
 
@@ -87,11 +96,17 @@ class Dom(HTMLParser):
             self.depth[tag] -= 1
         if tag == "div" and self.depth["div"] == self.error_depth:
             self.error_depth = None
+        if tag == "div" and self.depth["div"] == self.cell_depth:
+            self.cell_depth = None
 
     def handle_data(self, data):
         if self.depth["script"] or self.depth["style"]:
             return
         self.visible.append(data)
+        if self.depth["nav"] and self.depth["a"] and self.nav_links:
+            self.nav_links[-1] += data
+        if self.cell_depth is not None:
+            self.cells[-1]["text"] += data
         if self.error_depth is not None:
             self.errors[-1] += data
         if not any(self.depth[t] for t in ("code", "pre", "textarea")):
@@ -312,6 +327,14 @@ def test_page_reads_right_in_chromium(preview, doms, page):
         why = resolve(out, page, url, doms)
         if why:
             problems.append(f"broken <{tag}> link {why}")
+    # the navigation names every page once, and no sentence that announces something (ends in ':') leads to
+    # nothing: the next cell shows text or a figure/table, not another paragraph or a cell hidden from the docs
+    problems += [f"navigation shows {t!r} {n} times" for t, n in Counter(map(str.strip, d.nav_links)).items() if n > 1]
+    for i, c in enumerate(d.cells):
+        if c["markdown"] and c["text"].strip().endswith(":"):
+            nxt = d.cells[i + 1] if i + 1 < len(d.cells) else None
+            if nxt is None or nxt["markdown"] or not (nxt["text"].strip() or nxt["media"]):
+                problems.append(f"'...{' '.join(c['text'].split())[-90:]}' is followed by nothing visible")
     # outputs
     problems += [f"error output: {' '.join(e.split())[-300:]}" for e in d.errors]
     problems += [f"traceback: ...{s}..." for s in snippets(d.visible, "Traceback (most recent call last)")]

@@ -19,6 +19,7 @@ Usage: python tools/preview_docs.py [--out _preview]
 """
 import argparse
 import html
+from collections import Counter
 import multiprocessing
 import os
 import re
@@ -366,13 +367,17 @@ def main(out="_preview", workers=2):
     docs.sort(key=lambda d: (d[0] != "index.html", d[2].as_posix()))  # Quarto's sidebar order
     site = Site(cfg, nbs, out, {rel.as_posix(): page for page, _, rel, _ in docs})
     exp = exporter()
+    # the navigation names a page by its title up to a colon, or by the whole title where that short name is taken
+    short = {page: title.split(":")[0] for page, title, _, _ in docs}
+    taken = Counter(short.values())
+    labels = {page: short[page] if taken[short[page]] == 1 else title for page, title, _, _ in docs}
     for page, title, rel, nb in docs:
         up = os.path.relpath(".", str(PurePosixPath(page).parent))
         links = []
         for other, other_title, _, _ in docs:
             href = os.path.relpath(other, str(PurePosixPath(page).parent))
             current = " class='mlx-current'" if other == page else ""
-            links.append(f"<a href='{href}'{current}>{html.escape(other_title.split(':')[0])}</a>")
+            links.append(f"<a href='{href}'{current}>{html.escape(labels[other])}</a>")
         resources = {"metadata": {"name": f"{title} – {cfg.title}"},
                      "mlx_nav": "<nav class='mlx-nav'>" + " | ".join(links) + "</nav>",
                      "mlx_mathjax": MATHJAX % f"{up}/mathjax/MathJax.js"}
