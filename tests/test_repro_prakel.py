@@ -1,5 +1,6 @@
 """PRAkEL reproduction (`mlxplain.repro.prakel`): summaries, paired claims, the reproduce API, and the guard that the
 committed result tables still describe the code."""
+import json
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +199,21 @@ def test_committed_meta_describes_the_tables():
     stats_ = pd.read_csv(RES / "datasets.csv")
     assert list(stats_["dataset"]) == list(DATASETS)
     assert np.allclose(stats_["density"], stats_["cardinality"] / stats_["K"])
+
+
+def test_merge_runs_names_a_temporary_source_by_its_record_not_its_path(tmp_path, monkeypatch, need_data):
+    "A source in the temporary directory (gone after the run) is recorded by its meta.json, never by its path."
+    import tempfile
+    need_data("emotions", "yeast")
+    scratch, a = tmp_path / "scratch", tmp_path / "results" / "a"
+    b = scratch / "onesided34"
+    a.mkdir(parents=True), b.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))        # b is in the temporary directory, a is not
+    _fake_part([0]).to_csv(a / "runs.csv", index=False)
+    _fake_part([1]).to_csv(b / "runs.csv", index=False)
+    write_meta(b, chapter="prakel", code_version={"main": "vb"}, seeds=[1])
+    merge_runs(a, [b])
+    meta = read_meta(a)
+    assert meta["merged_from"][0] == "." and meta["merged_from"][1]["temporary_folder"] is True
+    assert meta["merged_from"][1]["code_version"] == {"main": "vb"} and meta["merged_from"][1]["seeds"] == [1]
+    assert "scratch" not in json.dumps(meta) and "vb" in meta["code_version"]["main"]

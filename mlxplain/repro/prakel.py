@@ -4,7 +4,7 @@
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #7c4bbc3e
 from __future__ import annotations
-import itertools, os, time, warnings
+import itertools, os, tempfile, time, warnings
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -518,6 +518,17 @@ def _merge_part(part, folders):
     return df.iloc[np.argsort(at, kind="stable")].reset_index(drop=True), seeds, datasets, versions
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #c22663df
+def _source_entry(folder, out_dir):
+    """How meta.json names a merged folder: its path relative to out_dir, or, for a folder in the temporary
+    directory (gone after the run) while out_dir is not there, what the folder's own meta.json recorded."""
+    tmp = Path(tempfile.gettempdir()).resolve()
+    if not Path(folder).resolve().is_relative_to(tmp) or Path(out_dir).resolve().is_relative_to(tmp):
+        return os.path.relpath(folder, out_dir)
+    try: meta = read_meta(folder)
+    except (FileNotFoundError, ValueError): meta = {}
+    return {"temporary_folder": True, **{k: meta.get(k) for k in ("code_version", "git_commit", "started",
+                                                                   "finished", "seeds")}}
+
 def merge_runs(out_dir=None,   # results folder whose tables are extended (default: results_dir("prakel"))
                sources=(),     # folders that `reproduce(out_dir=...)` wrote with further splits
                data_home=None,
@@ -535,7 +546,7 @@ def merge_runs(out_dir=None,   # results folder whose tables are extended (defau
     for part, df in tables.items():   # only after every part merged: nothing is written on an error
         atomic_write_csv(df, out_dir / _RUN_FILES[part])
     _finish(out_dir, part_seeds, datasets, data_home, versions,
-            merged_from=[os.path.relpath(d, out_dir) for d in folders])
+            merged_from=[_source_entry(d, out_dir) for d in folders])
     return tables
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #8dacaa6a
