@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['META_FORMAT', 'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules',
            'auto_version', 'timer', 'results_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets',
-           'check_seeds']
+           'check_seeds', 'holm']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -601,3 +601,16 @@ def check_seeds(seeds, default) -> tuple:  # seeds: None, an int or ints; defaul
     seeds = tuple(check_int("seeds", s, 0) for s in ((seeds,) if isinstance(seeds, int) else seeds))
     if not seeds: raise ValueError("seeds=(): give at least one seed")
     return seeds
+
+# %% ../nbs/03_experiments.ipynb #holm0cd1
+def holm(p):  # p-values (array-like; NaN: no test)
+    "Holm's step-down adjustment of the p-values `p` for testing them all (NaN stays NaN)."
+    p = np.asarray(p, dtype=float)
+    out, ok = np.full(p.shape, np.nan), ~np.isnan(p)
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    adj = np.minimum(np.maximum.accumulate((len(q) - np.arange(len(q))) * q[order]), 1.0)
+    res = np.empty(len(q))
+    res[order] = adj
+    out[ok] = res
+    return out
