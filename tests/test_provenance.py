@@ -47,9 +47,6 @@ NOT_YET = {
                     "part naming, no 'files'); sweep.csv, seed_intervals.csv and seed_tables.csv are named by no "
                     "code version (sweep_meta.json has none); no row carries _version or _run: needs `mlxplain "
                     "reproduce extended_plt` with row tags",
-    "prakel": "runs*.csv carry no _version or _run (merge_runs drops them) while meta.json names two versions per "
-              "part (main: f803713a2637 for splits 0-2, 3bc8edc437c0 for 3-4), so no row says which: needs tags "
-              "in reproduce/merge_runs and the rows recovered or rerun",
     "alternatives": "no meta.json is committed (records.csv carries _version ea07cc35b0c6 but no _run; "
                     "records_paper.csv carries neither): needs `mlxplain reproduce alternatives` to write one",
 }
@@ -62,6 +59,9 @@ MIXED = {
                             "sets; 2026-11-23)",
     ("fals", "fig9_hidden.csv"): "9a7d4e85ecc1 (emotions, yeast, scene) and 786337fd6558 (the four large sets)",
     ("fals", "scale_default.csv"): "2213c53427f6 (five small sets) and 686cc28b41b5 (bibtex, corel5k)",
+    ("prakel", "runs.csv"): "f803713a2637 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in commit 082df2c)",
+    ("prakel", "runs_csrakel.csv"): "b8ae9e046d68 (splits 0-2) and c177a6651249 (splits 3-9, merged in 082df2c)",
+    ("prakel", "runs_onesided.csv"): "69137c93f478 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in 0045cfa)",
 }
 
 

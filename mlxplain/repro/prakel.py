@@ -18,7 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from ..data import load
 from ..learners import BinaryRelevance
 from ..experiments import (run_grid, auto_version, write_meta, read_meta, results_dir, atomic_write_csv,
-                                  atomic_write_json, check_parts, check_datasets, check_seeds)
+                                  atomic_write_json, check_parts, check_datasets, check_seeds, holm)
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
@@ -314,17 +314,7 @@ def _paired_p(a, b):
         warnings.simplefilter("ignore")   # a constant difference, or zeros among the differences
         return float(stats.ttest_rel(a, b).pvalue), float(stats.wilcoxon(a, b).pvalue)
 
-def _holm(p):
-    "Holm's step-down adjustment of the p-values `p` for testing them all (NaN stays NaN)."
-    p = np.asarray(p, dtype=float)
-    out, ok = np.full(p.shape, np.nan), ~np.isnan(p)
-    q = p[ok]
-    order = np.argsort(q)
-    adj = np.minimum(np.maximum.accumulate((len(q) - np.arange(len(q))) * q[order]), 1.0)
-    res = np.empty(len(q))
-    res[order] = adj
-    out[ok] = res
-    return out
+_holm = holm   # the foundation's Holm adjustment, under the name this chapter's cells and tests use
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #a969ddcd
 def paired_comparison(runs,   # tidy records (load_runs)
@@ -444,7 +434,7 @@ def load_runs(out_dir=None,   # results folder (default: nbs/results/prakel)
     if missing:
         raise FileNotFoundError(_missing_line(out_dir, missing))
     frames = [pd.read_csv(out_dir / _RUN_FILES[p]) for p in parts]
-    return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
+    return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version", "_run"], errors="ignore")
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #ffac4184
 def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, **meta):
@@ -457,8 +447,14 @@ def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, 
                   mlknn_k=10, losses=_LOSSES, onesided_losses=_OS_LOSSES, parts=list(part_seeds),
                   seeds_per_part={p: [int(s) for s in v] for p, v in part_seeds.items()}, quick=quick)
     seeds = sorted({int(s) for v in part_seeds.values() for s in v})
+    files, runs = {p: [_RUN_FILES[p]] for p in done}, {}
+    for p in done:   # every (run, code version) the rows of a part name, as meta.json's `runs` records them
+        tags = pd.read_csv(out_dir / _RUN_FILES[p], dtype={"_version": str, "_run": str}
+                           ).reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
+        for r, v in tags.groupby("_run")["_version"]:
+            runs.setdefault(r, {"code_version": {}})["code_version"][p] = sorted(v)[0] if len(v) == 1 else sorted(v)
     return write_meta(out_dir, chapter="prakel", seeds=seeds, design=design, datasets=list(datasets),
-                      finished=time.time(), code_version=versions, **meta)
+                      finished=time.time(), code_version=versions, files=files, runs=runs, **meta)
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
 def reproduce(out_dir=None,   # results folder (default: experiments.results_dir("prakel"))
@@ -477,11 +473,12 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
     out_dir = out_dir / "quick" if quick else out_dir
     started, tables, versions = time.time(), {}, {}
+    run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
     for part in parts:
         func, grid = _grids(datasets, part_seeds[part], data_home)[part]
         df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
-                      scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}")
-        versions[part] = auto_version(func)
+                      scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}", run=run)
+        versions[part] = auto_version(func)   # rows read from the cache carry the same version
         tables[part] = df.drop(columns=["_cell"], errors="ignore")
         atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
     _finish(out_dir, part_seeds, datasets, data_home, versions, quick=quick, started=started,
@@ -500,16 +497,25 @@ def _versions(folder, part, frame):
             return [v] if isinstance(v, str) else list(v)
     return sorted(frame["_version"].astype(str).unique()) if "_version" in frame else ["unknown"]
 
+def _tagged(folder, part, frame):
+    """`frame` with `_version` and `_run` on every row: its own tags, else the one code version meta.json names
+    for the folder's part ('unknown' when it names several) and the run 'unrecorded'."""
+    v = _versions(folder, part, frame)
+    fill = {"_version": v[0] if len(v) == 1 else "unknown", "_run": "unrecorded"}
+    return frame.assign(**{c: frame[c].fillna(x) if c in frame else x for c, x in fill.items()})
+
 def _merge_part(part, folders):
-    "One part's records from `folders`, in reproduce's grid order; a split found in two folders is an error."
-    frames = [pd.read_csv(d / _RUN_FILES[part]) for d in folders]
+    """One part's records from `folders`, in reproduce's grid order, each row with its code version and run
+    (`_tagged`); a split found in two folders is an error."""
+    frames = [_tagged(d, part, pd.read_csv(d / _RUN_FILES[part], dtype={"_version": str, "_run": str}))
+              for d in folders]
     keys, seen = _CELL_KEYS[part], set()
     for d, fr in zip(folders, frames):
         cells = set(fr[keys].itertuples(index=False, name=None))
         if cells & seen:
             raise ValueError(f"{d}: {sorted(cells & seen)[:3]} … of part {part} are in another folder too")
         seen |= cells
-    df = pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
+    df = pd.concat(frames, ignore_index=True).drop(columns=["_cell"], errors="ignore")
     datasets = [d for d in DATASETS if d in set(df["dataset"])] + sorted(set(df["dataset"]) - set(DATASETS))
     seeds = sorted(int(s) for s in df["repeat"].unique())
     pos = {tuple(c[k] for k in keys): i for i, c in enumerate(_grids(datasets, seeds, None)[part][1])}
@@ -547,7 +553,7 @@ def merge_runs(out_dir=None,   # results folder whose tables are extended (defau
         atomic_write_csv(df, out_dir / _RUN_FILES[part])
     _finish(out_dir, part_seeds, datasets, data_home, versions,
             merged_from=[_source_entry(d, out_dir) for d in folders])
-    return tables
+    return {p: df.drop(columns=["_version", "_run"]) for p, df in tables.items()}   # as load_runs reads them
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #8dacaa6a
 def results_table(tab,             # summarize(...)["tables"]
