@@ -45,10 +45,11 @@ def _names(v) -> set:
 NOT_YET = {
     "extended_plt": "meta.json predates write_meta's format (no 'format', code versions {'runs', 'timing'} by an older "
                     "part naming, no 'files'); sweep.csv, seed_intervals.csv and seed_tables.csv are named by no "
-                    "code version (sweep_meta.json has none); no row carries _version or _run: needs `mlxplain "
-                    "reproduce extended_plt` with row tags",
+                    "code version (sweep_meta.json has none); no row carries _version or _run, and its reproduce "
+                    "does not ask run_grid for them yet (run=...): needs that, then `mlxplain reproduce extended_plt`",
     "alternatives": "no meta.json is committed (records.csv carries _version ea07cc35b0c6 but no _run; "
-                    "records_paper.csv carries neither): needs `mlxplain reproduce alternatives` to write one",
+                    "records_paper.csv carries neither), and its reproduce does not ask run_grid for row tags yet "
+                    "(run=...): needs that, then `mlxplain reproduce alternatives`",
 }
 # Files that hold rows of several code versions: they pass once their part is rerun in one call.
 MIXED = {
@@ -74,7 +75,7 @@ def _temporary(s: str) -> bool:
     "A path into a temporary folder: a component tmp/temp (any case) or a tempfile/pytest name."
     if "/" not in s and "\\" not in s: return False
     parts = [p.lower() for p in re.split(r"[\\/]+", s)]
-    return any(p in ("tmp", "temp", "var/folders") or re.fullmatch(r"tmp[a-z0-9_]{6,}", p)
+    return any(p in ("tmp", "temp") or re.fullmatch(r"tmp[a-z0-9_]{6,}", p)
                or p.startswith("pytest-of-") for p in parts)
 
 
