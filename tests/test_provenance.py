@@ -45,8 +45,9 @@ def _names(v) -> set:
 NOT_YET = {
     "extended_plt": "meta.json predates write_meta's format (no 'format', code versions {'runs', 'timing'} by an older "
                     "part naming, no 'files'); sweep.csv, seed_intervals.csv and seed_tables.csv are named by no "
-                    "code version (sweep_meta.json has none); no row carries _version or _run, and its reproduce "
-                    "does not ask run_grid for them yet (run=...): needs that, then `mlxplain reproduce extended_plt`",
+                    "code version (sweep_meta.json has none); no row carries _version or _run (reproduce writes "
+                    "them since this test was added): needs a rerun, `mlxplain reproduce extended_plt --parts "
+                    "evaluation,timing,sweep,seed_intervals,seed_tables`",
     "alternatives": "no meta.json is committed (records.csv carries _version ea07cc35b0c6 but no _run; "
                     "records_paper.csv carries neither), and its reproduce does not ask run_grid for row tags yet "
                     "(run=...): needs that, then `mlxplain reproduce alternatives`",
