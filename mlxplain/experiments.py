@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['META_FORMAT', 'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules',
            'auto_version', 'timer', 'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'check_parts',
-           'check_datasets', 'check_seeds']
+           'check_datasets', 'check_seeds', 'holm']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -92,7 +92,7 @@ def _remove_orphans(path) -> list[Path]:
 def _read_cache(cache, version=None) -> pd.DataFrame:
     "The still valid rows of the cache file: none without a file, only those of `version` when given."
     if cache is None or not Path(cache).exists() or Path(cache).stat().st_size == 0: return pd.DataFrame()
-    done = pd.read_csv(cache, dtype={"_version": str, "_cell": str})  # an all-digit version must stay text
+    done = pd.read_csv(cache, dtype={"_version": str, "_cell": str, "_run": str})  # an all-digit version stays text
     if version is not None and not done.empty:  # rows of other code are stale: dropped, hence recomputed
         fresh = (done["_version"].astype(str) == str(version) if "_version" in done
                  else np.zeros(len(done), bool))
@@ -213,6 +213,8 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
              version=None,    # code version: rows cached under another are recomputed; "auto": auto_version
              scheduler=None,  # None: joblib's backend; "local": a dask LocalCluster of n_jobs processes;
                               # "tcp://host:port" or a dask Client: an existing cluster (all its workers)
+             run=None,        # a label of this call (e.g. its start time), stored with the rows it computes;
+                              # given, the result keeps the `_version` and `_run` columns of every row
             ) -> pd.DataFrame:
     "Run `func` on every cell of `grid`: one tidy DataFrame in grid order, cached so re-runs skip done cells."
     cells = expand_grid(grid)
@@ -224,7 +226,7 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     finished = set(done["_cell"]) if "_cell" in done else set()
     todo = [cells[i] for k, i in pos.items() if k not in finished]
     n_par = _n_workers(n_jobs)
-    state = dict(frames=[done], pending=[], n=0, batch=batch or 2 * n_par)
+    state = dict(frames=[done], pending=[], n=0, batch=batch or 2 * n_par, run=run)
     bar = tqdm(total=len(pos), initial=len(pos) - len(todo), desc=desc or getattr(func, "__name__", "grid"))
     try:
         with _scheduler(scheduler if todo else None, n_par) as (client, threads):   # no cluster for nothing
@@ -243,7 +245,8 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     else: _flush(state, pos, version, cache)
     finally: bar.close()
     df = _in_grid_order(_concat(state["frames"]), pos)
-    if not df.empty: df = df[df["_cell"].isin(pos)].drop(columns=["_cell", "_version"], errors="ignore")
+    tags = ["_cell"] if run is not None else ["_cell", "_version", "_run"]   # bookkeeping the caller sees
+    if not df.empty: df = df[df["_cell"].isin(pos)].drop(columns=tags, errors="ignore")
     df = df.reset_index(drop=True)
     df.attrs["version"] = version
     return df
@@ -269,6 +272,7 @@ def _flush(state, pos, version, cache):
     if state["n"] == 0: return
     new = pd.DataFrame(sorted(state["pending"], key=lambda r: pos[r["_cell"]]))  # stable: records keep order
     if version is not None and not new.empty: new["_version"] = str(version)
+    if state.get("run") is not None and not new.empty: new["_run"] = str(state["run"])
     state["frames"].append(new)
     state["pending"], state["n"] = [], 0
     if cache is not None: atomic_write_csv(_in_grid_order(_concat(state["frames"]), pos), cache)
@@ -602,7 +606,7 @@ def check_datasets(datasets, valid):  # datasets: None, a name or names; valid: 
     datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
     bad = [d for d in datasets if d not in valid]
     if bad or not datasets:
-        what = f"{bad} not in the chapter" if bad else "none given"
+        what = f"{bad} unknown to this chapter" if bad else "none given"
         raise ValueError(f"datasets={list(datasets)!r}: {what}; the chapter's data sets are {', '.join(valid)} "
                          "(`mlxplain datasets` lists every registered set)")
     return tuple(dict.fromkeys(datasets))
@@ -614,3 +618,16 @@ def check_seeds(seeds, default) -> tuple:  # seeds: None, an int or ints; defaul
     seeds = tuple(check_int("seeds", s, 0) for s in ((seeds,) if isinstance(seeds, int) else seeds))
     if not seeds: raise ValueError("seeds=(): give at least one seed")
     return seeds
+
+# %% ../nbs/03_experiments.ipynb #holm0cd1
+def holm(p):  # p-values (array-like; NaN: no test)
+    "Holm's step-down adjustment of the p-values `p` for testing them all (NaN stays NaN)."
+    p = np.asarray(p, dtype=float)
+    out, ok = np.full(p.shape, np.nan), ~np.isnan(p)
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    adj = np.minimum(np.maximum.accumulate((len(q) - np.arange(len(q))) * q[order]), 1.0)
+    res = np.empty(len(q))
+    res[order] = adj
+    out[ok] = res
+    return out

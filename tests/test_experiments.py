@@ -97,8 +97,8 @@ def nested_calls(i):
 
 
 def test_nested_joblib_calls_stay_in_the_cell(tmp_path):
-    "A cell's own joblib calls run in the cell's thread on a worker with one core's share (through joblib's dask backend
-    they became cluster tasks: cells then waited on each other and several ran at once on one worker)."
+    """A cell's own joblib calls run in the cell's thread on a worker with one core's share (through joblib's dask
+    backend they became cluster tasks: cells then waited on each other and several ran at once on one worker)."""
     dist = run_grid(nested_calls, {"i": range(4)}, n_jobs=2, scheduler="local")
     assert dist["inner_in_cell_thread"].all()
 
@@ -213,3 +213,17 @@ def test_write_meta_read_meta_round_trip(tmp_path):
     assert [p.name for p in (tmp_path / "fals").iterdir()] == ["meta.json"]
     (tmp_path / "fals" / "meta.json").write_text("{}")
     with pytest.raises(ValueError, match="format"): read_meta(tmp_path / "fals")
+
+
+def test_run_label_names_the_call_that_computed_each_row(tmp_path):
+    "With `run`, each row keeps its code version and the label of the call that computed it, not the latest call's."
+    cache = tmp_path / "c.csv"
+    plain = run_grid(noisy_mean, {"n": [5], "seed": [0, 1]}, cache=cache, version="v1")
+    assert "_run" not in plain and "_version" not in plain and "_run" not in pd.read_csv(cache)   # no label asked
+    first = run_grid(noisy_mean, {"n": [5], "seed": [0, 1, 2]}, cache=cache, version="v1", run="A")
+    assert first["_run"].isna().tolist() == [True, True, False] and first["_run"].iloc[2] == "A"   # cached: unlabelled
+    again = run_grid(noisy_mean, {"n": [5], "seed": [0, 1, 2, 3]}, cache=cache, version="v1", run="B")
+    assert again["_run"].fillna("-").tolist() == ["-", "-", "A", "B"] and set(again["_version"]) == {"v1"}
+    np.testing.assert_allclose(again["mean"], run_grid(noisy_mean, {"n": [5], "seed": [0, 1, 2, 3]})["mean"])
+    redo = run_grid(noisy_mean, {"n": [5], "seed": [0, 1]}, cache=cache, version="v2", run="C")   # new code: recomputed
+    assert redo["_run"].tolist() == ["C", "C"] and set(redo["_version"]) == {"v2"}

@@ -112,6 +112,30 @@ def test_explain_returns_nonzero_features(model, data, method):
         assert all(0 <= f < 30 and f in set(x.indices) for f, _ in e)
 
 
+@pytest.mark.parametrize("method", ["magnitude", "occlusion"])
+def test_explain_ranks_the_largest_scores_first(model, data, method):
+    "explain's k pairs are the k largest scores, best first (ties by feature index), against scores computed by hand."
+    _, _, Xte, _ = data
+    k, spread = 3, 0.0
+    for i in range(10):
+        x = Xte[[i]]
+        dense = x.toarray()[0]
+        feats = np.flatnonzero(dense)
+        if len(feats) <= k: continue
+        label = int(model.predict(x, 1)[0][0])
+        if method == "magnitude": score = np.abs(dense[feats]).astype(float)
+        else:   # the occlusion drop, one napkinXC call per zeroed feature
+            base = model.label_proba(x, label)[0]
+            score = np.array([base - model.label_proba(sp.csr_matrix(np.where(np.arange(len(dense)) == j, 0, dense)[None]),
+                                                       label)[0] for j in feats])
+        best = sorted(zip(feats.tolist(), score.tolist()), key=lambda t: (-t[1], t[0]))[:k]
+        got = explain(model, x, k=k, label=label, method=method)
+        assert [v for _, v in got] == pytest.approx([dense[f] if method == "magnitude" else s for f, s in best], abs=1e-6)
+        if method == "magnitude": assert [f for f, _ in got] == [f for f, _ in best]
+        spread = max(spread, score.max() - score.min())
+    assert spread > 1e-3        # scores that differ, so a reversed or unsorted ranking cannot pass
+
+
 def test_occlusion_matches_brute_force_on_hand_built_tree():
     tree = [(-1, 0, -1), (0, 1, -1), (0, 2, 2), (1, 3, 0), (1, 4, 1)]   # root → {node 1 → labels 0, 1; label 2}
     ds, _ = make_label_specific(n_samples=150, n_features=5, n_labels=3, n_relevant=2, sparse=True, random_state=3)

@@ -115,6 +115,44 @@ def test_variants_run_and_are_deterministic(planted, variant):
     if variant in ("fams", "fims"): assert all(np.array_equal(s, a.selected_[0]) for s in a.selected_)
 
 
+def _reference_scores(model, X, variant):
+    """Each variant's Eq. 12 score matrix from its own definition, by autograd of the fitted network's forward pass
+    (no use of Eq. 4 or of `power`): FALS/FALSb the mean squared gradient of f_c (Eq. 7, 12), FILS the mean diagonal
+    Fisher information of label c, E_{y_c}[(d log p(y_c|x)/dx)^2] (Eq. 8), FIMS the joint one over all 2^C label
+    vectors (Eq. 9); FAMS/FIMS repeat the label sum in every row."""
+    import copy
+    md = copy.deepcopy(model).double().eval()
+    rows = []
+    for x in torch.from_numpy(np.asarray(X, dtype=np.float64)):
+        logit = lambda v: md(v[None])[0]
+        f = torch.sigmoid(logit(x)).detach()
+        if variant in ("fals", "fams", "falsb"):
+            rows.append(torch.autograd.functional.jacobian(lambda v: torch.sigmoid(logit(v)), x) ** 2)
+            continue
+        J1 = torch.autograd.functional.jacobian(lambda v: torch.nn.functional.logsigmoid(logit(v)), x)    # d log f_c
+        J0 = torch.autograd.functional.jacobian(lambda v: torch.nn.functional.logsigmoid(-logit(v)), x)   # d log(1-f_c)
+        if variant == "fils":
+            rows.append(f[:, None] * J1 ** 2 + (1 - f)[:, None] * J0 ** 2)
+            continue
+        C = f.shape[0]; F = torch.zeros(x.shape[0], dtype=torch.float64)
+        for bits in range(2 ** C):
+            y = torch.tensor([(bits >> c) & 1 for c in range(C)], dtype=torch.float64)
+            p = torch.prod(torch.where(y > 0, f, 1 - f))
+            F += p * (y[:, None] * J1 + (1 - y)[:, None] * J0).sum(0) ** 2
+        rows.append(F.expand(C, -1))
+    S = torch.stack(rows).mean(0).numpy()
+    return np.broadcast_to(S.sum(0), S.shape) if variant == "fams" else S
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_variant_scores_follow_their_own_definition(variant):
+    "A variant wired to another's weighting (e.g. FILS/FIMS with FALS's power 2) differs by 1/(f(1-f)) >= 4 per term."
+    ds, _ = make_label_specific(n_samples=40, n_features=6, n_labels=3, n_relevant=2, noise=0.1, random_state=1)
+    est = FALS(k=2, variant=variant, epochs=3, scale=False, random_state=0).fit(ds.X, ds.Y)
+    ref = _reference_scores(est.model_, ds.X, variant)
+    np.testing.assert_allclose(est.scores_, ref, rtol=1e-4, atol=1e-6 * ref.max())
+
+
 @pytest.mark.parametrize("attribution", ["ig", "deeplift", "lrp"])
 def test_attribution_variants(planted, attribution):
     ds, rel = planted

@@ -551,6 +551,53 @@ def test_faithful_mlknn_counts_match_skmultilearn_without_self(toy):
     assert not np.allclose(ours.likelihood1_, default._cond_prob_true.toarray())
 
 
+def _duplicated_rows(seed, n_distinct=40, group_sizes=(2, 3, 6), d=3, K=3):
+    "Distinct random rows, some repeated as exact duplicates that carry *different* label vectors (as in text data)."
+    r = np.random.default_rng(seed)
+    base = r.normal(size=(n_distinct, d))
+    X = np.vstack([base] + [np.repeat(base[[g]], size - 1, axis=0) for g, size in enumerate(group_sizes)])
+    Y = (r.random((len(X), K)) < 0.5).astype(np.int8)
+    return X, Y
+
+
+def test_faithful_mlknn_leaves_out_the_point_itself_among_duplicates():
+    "Each training point's neighbours are k nearest *other* points, whatever order the tied duplicates come in."
+    from mlxplain.prakel import _loo_neighbours
+    from sklearn.neighbors import NearestNeighbors
+    X, Y = _duplicated_rows(0)
+    for k in (1, 2, 4):     # 4 < the group of 6 copies: some copies are not even listed among their own k + 1 hits
+        nb = _loo_neighbours(NearestNeighbors(n_neighbors=k).fit(X), X, k)
+        assert nb.shape == (len(X), k)
+        D = ((X[:, None] - X[None]) ** 2).sum(-1)
+        for i in range(len(X)):
+            assert i not in nb[i] and len(set(nb[i])) == k
+            kth = np.sort(np.delete(D[i], i))[k - 1]                # the k-th smallest distance to another point
+            assert D[i, nb[i]].max() == pytest.approx(kth, abs=1e-12)
+
+
+def test_faithful_mlknn_counts_on_duplicated_rows_match_hand_counts():
+    """Likelihood counts by hand (neighbours: the k nearest j != i) on rows with duplicates of different labels.
+    Each duplicated row sits far from the rest, in a group of k + 1 copies, so its k nearest others are exactly the
+    other copies, and the reference has no ties at the k-th neighbour whichever copy sklearn lists first."""
+    k, s = 3, 1.0
+    r = np.random.default_rng(1)
+    far = 100 + 10 * np.arange(4)[:, None] * np.ones(3)                       # 4 far-apart places
+    X = np.vstack([r.normal(size=(40, 3))] + [np.repeat(p[None], k + 1, axis=0) for p in far])
+    Y = (r.random((len(X), 3)) < 0.5).astype(np.int8)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    N, K = Y.shape
+    c1, c0 = np.zeros((K, k + 1)), np.zeros((K, k + 1))
+    for i in range(N):
+        d = np.delete(D[i], i); j = np.delete(np.arange(N), i)
+        order = np.argsort(d, kind="stable")
+        assert d[order[k]] > d[order[k - 1]] + 1e-9       # no tie at the k-th neighbour: the reference is unambiguous
+        for l in range(K):
+            (c1 if Y[i, l] else c0)[l, Y[j[order[:k]], l].sum()] += 1
+    m = FaithfulMLkNN(k=k, s=s).fit(X, Y)
+    np.testing.assert_allclose(m.likelihood1_, (s + c1) / (s * (k + 1) + c1.sum(1, keepdims=True)), atol=1e-12)
+    np.testing.assert_allclose(m.likelihood0_, (s + c0) / (s * (k + 1) + c0.sum(1, keepdims=True)), atol=1e-12)
+
+
 # ---- the solver path keeps its predictions ---------------------------------------------------------
 def _digest(arrays):
     import hashlib

@@ -1,5 +1,6 @@
 """Tests of mlxplain.repro.extended_plt: the paper's tables as typed in, the sweep's cell, and `reproduce`'s
 argument checks (unknown parts and data sets fail before anything is written)."""
+import json
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -103,3 +104,7 @@ def test_seed_tables_part_covers_training_seeds_times_noise_seeds(tmp_path, need
     assert len(cells) == 2 * 2 * 5 and set(cells) == {2 * 3 * 3}          # 2 models x 2 seeds x 5 noise draws
     adv = t[(t.model == "adversarial") & (t.metric == "P@k") & (t.sigma == 0.1)].groupby("train_seed").value.mean()
     assert adv.nunique() == 2                                               # the training seed reaches the fit
+    written = pd.read_csv(tmp_path / PART_FILES["seed_tables"][0], dtype={"_version": str, "_run": str})
+    meta = json.loads((tmp_path / "meta.json").read_text())   # each row names its code and run; meta.json both
+    assert set(written["_run"]) == {meta["started"]} and set(written["_version"]) == {meta["code_version"]["seed_tables"]}
+    assert meta["runs"][meta["started"]]["code_version"] == {"seed_tables": meta["code_version"]["seed_tables"]}

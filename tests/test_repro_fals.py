@@ -1,5 +1,6 @@
 "Tests of mlxplain.repro.fals: the experiment cells, the parts of `reproduce`, its argument checks and its record."
 import json
+import time
 import numpy as np
 import pandas as pd
 import pytest
@@ -169,3 +170,20 @@ def test_scale_cell_rows_and_random_baseline(need_data):
     assert all(0 <= r["AP"] <= 1 and 0 <= r["HL"] <= 1 for r in rows)
     assert rows[0]["AP"] != rows[1]["AP"]                      # emotions' features differ in scale
     assert E.scale_cell("emotions", 0)[2]["AP"] == rows[2]["AP"]   # the random features are seeded
+
+
+def test_rows_name_their_code_version_and_run_and_meta_names_both(tmp_path, need_data):
+    "Each row keeps the version and run that computed it; meta.json names every version and run a file holds."
+    need_data("emotions")
+    E.reproduce(tmp_path, parts=("hidden",), datasets=["emotions"], seeds=[0])
+    m1 = json.loads((tmp_path / "meta.json").read_text())
+    t1 = pd.read_csv(tmp_path / "fig9_hidden.csv", dtype={"_version": str, "_run": str})
+    assert set(t1["_run"]) == {m1["started"]} and set(t1["_version"]) == {m1["code_version"]["hidden"]}
+    assert m1["runs"][m1["started"]]["code_version"] == {"hidden": m1["code_version"]["hidden"]}
+    time.sleep(1.1)                                              # another second, another run label
+    E.reproduce(tmp_path, parts=("hidden",), datasets=["emotions"], seeds=[0, 1])   # seed 0 from the cache
+    m2 = json.loads((tmp_path / "meta.json").read_text())
+    t2 = pd.read_csv(tmp_path / "fig9_hidden.csv", dtype={"_version": str, "_run": str})
+    assert t2.groupby("seed")["_run"].agg(set).to_dict() == {0: {m1["started"]}, 1: {m2["started"]}}
+    assert set(m2["runs"]) == {m1["started"], m2["started"]} and m2["files"]["hidden"] == ["fig9_hidden.csv"]
+    assert m2["code_version"]["hidden"] == m1["code_version"]["hidden"]          # same code: one version

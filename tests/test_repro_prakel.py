@@ -1,5 +1,6 @@
 """PRAkEL reproduction (`mlxplain.repro.prakel`): summaries, paired claims, the reproduce API, and the guard that the
 committed result tables still describe the code."""
+import json
 from pathlib import Path
 
 import numpy as np
@@ -178,13 +179,7 @@ def test_merge_runs_keeps_grid_order_and_provenance(tmp_path, need_data):
     pd.testing.assert_frame_equal(load_runs(a, ["main"]), merged)
     meta = read_meta(a)
     assert meta["code_version"] == {"main": ["va", "vb"]} and meta["design"]["seeds_per_part"] == {"main": [0, 1, 2]}
-    assert [m["path"] for m in meta["merged_from"]] == [".", "../b"] and (a / "datasets.csv").exists()
-    assert meta["merged_from"][1]["code_version"] == {"main": "vb"}       # the merged run's own record
-    import tempfile
-    from mlxplain.repro.prakel import _source_record
-    with tempfile.TemporaryDirectory() as elsewhere:                        # outside the results tree: no path
-        write_meta(elsewhere, chapter="prakel", seeds=[3, 4])
-        assert _source_record(elsewhere, a)["path"] is None and _source_record(elsewhere, a)["seeds"] == [3, 4]
+    assert meta["merged_from"] == [".", "../b"] and (a / "datasets.csv").exists()
     before = (a / "runs.csv").read_bytes()
     with pytest.raises(ValueError, match="in another folder too"):
         merge_runs(a, [b])   # b's split 1 is in a now
@@ -205,3 +200,21 @@ def test_committed_meta_describes_the_tables():
     stats_ = pd.read_csv(RES / "datasets.csv")
     assert list(stats_["dataset"]) == list(DATASETS)
     assert np.allclose(stats_["density"], stats_["cardinality"] / stats_["K"])
+
+
+def test_merge_runs_names_a_temporary_source_by_its_record_not_its_path(tmp_path, monkeypatch, need_data):
+    "A source in the temporary directory (gone after the run) is recorded by its meta.json, never by its path."
+    import tempfile
+    need_data("emotions", "yeast")
+    scratch, a = tmp_path / "scratch", tmp_path / "results" / "a"
+    b = scratch / "onesided34"
+    a.mkdir(parents=True), b.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))        # b is in the temporary directory, a is not
+    _fake_part([0]).to_csv(a / "runs.csv", index=False)
+    _fake_part([1]).to_csv(b / "runs.csv", index=False)
+    write_meta(b, chapter="prakel", code_version={"main": "vb"}, seeds=[1])
+    merge_runs(a, [b])
+    meta = read_meta(a)
+    assert meta["merged_from"][0] == "." and meta["merged_from"][1]["temporary_folder"] is True
+    assert meta["merged_from"][1]["code_version"] == {"main": "vb"} and meta["merged_from"][1]["seeds"] == [1]
+    assert "scratch" not in json.dumps(meta) and "vb" in meta["code_version"]["main"]

@@ -320,12 +320,13 @@ def _split_runs(runs) -> dict:
     return out
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #3af9f621
-def _run_part(part, out_dir, sets, seeds, quick, data_home, n_jobs, scheduler) -> tuple:
-    "Run a part by run_grid (cached in out_dir/_cache), write its tidy tables; (main table, version, facts)."
+def _run_part(part, out_dir, sets, seeds, quick, data_home, n_jobs, scheduler, run) -> tuple:
+    """Run a part by run_grid (cached in out_dir/_cache), write its tidy tables; (main table, version, facts).
+    Every row keeps `_version` and `_run` (the code and the `reproduce` call that computed it, see run_grid)."""
     func, grid = _grid(part, sets, seeds, quick, data_home)
     t0, c0 = time.perf_counter(), time.process_time()
     df = run_grid(func, grid, cache=out_dir / "_cache" / f"{part}.csv", n_jobs=n_jobs, scheduler=scheduler,
-                  version="auto", desc=f"ExtendedPLT {part}")
+                  version="auto", desc=f"ExtendedPLT {part}", run=run)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tables = _split_runs(df) if part == "evaluation" else {
         PART_FILES[part][0]: df.drop(columns=["_cell"], errors="ignore")}
@@ -359,6 +360,20 @@ def _design(parts, sets, seeds, quick) -> dict:
             "seed_tables": {"noise_levels": [0, 0.1], "k": [1, 3, 5], "n_repeats": 5,
                             "adversarial_sigma": 0.05, "train_seeds": list(seeds)[:SEED_TABLE_TRAIN_SEEDS]}}
 
+def _row_provenance(out_dir, parts, versions, runs) -> tuple:
+    """`versions` ({part: code version(s)}) and `runs` ({run: {"code_version": {part: ...}}}) updated with what the
+    rows of the parts' files carry (rows read from the cache keep the label of the call that computed them)."""
+    versions, runs = dict(versions), {r: dict(v) for r, v in runs.items()}
+    for part in parts:
+        rows = pd.concat([pd.read_csv(out_dir / f, dtype={"_version": str, "_run": str})
+                          for f in PART_FILES[part] if (out_dir / f).exists()])
+        tags = rows.reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
+        one = lambda v: sorted(set(v))[0] if len(set(v)) == 1 else sorted(set(v))
+        versions[part] = one(tags["_version"])
+        for r, v in tags.groupby("_run")["_version"]:
+            runs.setdefault(r, {}).setdefault("code_version", {})[part] = one(v)
+    return versions, runs
+
 def _earlier(out_dir) -> dict:
     "The meta.json an earlier `reproduce` wrote to out_dir ({} when there is none in write_meta's format)."
     try: return read_meta(out_dir)
@@ -382,18 +397,20 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
     sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}
     started = time.time()
+    run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
     out_dir.mkdir(parents=True, exist_ok=True)
     earlier = _earlier(out_dir)
     versions, facts = dict(earlier.get("code_version") or {}), dict(earlier.get("facts") or {})
     tables = {}
     for part in parts:
         tables[part], versions[part], facts[part] = _run_part(part, out_dir, sets[part], seeds, quick,
-                                                              data_home, n_jobs, scheduler)
+                                                              data_home, n_jobs, scheduler, run)
+    versions, runs = _row_provenance(out_dir, parts, versions, earlier.get("runs") or {})
     write_meta(out_dir, chapter="extended_plt", seeds=seeds, design=_design(parts, sets, seeds, quick),
                datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
                n_jobs=n_jobs, started=started, code_version=versions, facts=facts,
                files={**(earlier.get("files") or {}), **{p: list(PART_FILES[p]) for p in parts}},
-               rows={**(earlier.get("rows") or {}), **{p: len(t) for p, t in tables.items()}})
+               rows={**(earlier.get("rows") or {}), **{p: len(t) for p, t in tables.items()}}, runs=runs)
     return tables
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #240be0d0

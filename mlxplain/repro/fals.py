@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10a_fals_experiments.ipynb #e923a7eb
 from __future__ import annotations
-import io, json, math, time
+import datetime, io, json, math, time
 from functools import lru_cache, partial
 from pathlib import Path
 import numpy as np
@@ -242,8 +242,9 @@ def _split_variants(df) -> tuple:
     sets = {d: i for i, d in enumerate(dict.fromkeys(df["dataset"]))}
     df = df.assign(_d=df["dataset"].map(sets), _v=df["variant"].map(order))
     df = df.sort_values(["_d", "_v", "seed"], kind="stable")
-    f3 = df[df["table"] == "fig3"][_FIG3_COLS].reset_index(drop=True)
-    f4 = df[df["table"] == "fig4"][_FIG4_COLS].astype({"label": int}).reset_index(drop=True)
+    tags = [c for c in ("_version", "_run") if c in df]   # run_grid's provenance of each row, kept
+    f3 = df[df["table"] == "fig3"][_FIG3_COLS + tags].reset_index(drop=True)
+    f4 = df[df["table"] == "fig4"][_FIG4_COLS + tags].astype({"label": int}).reset_index(drop=True)
     return f3, f4
 
 # %% ../../nbs/10a_fals_experiments.ipynb #c4adf7ce-s2
@@ -580,18 +581,20 @@ def _keep_others(path, new) -> pd.DataFrame:
     "`new` after the rows of the table at `path` whose (dataset, seed) pair `new` does not hold."
     path = Path(path)
     if not path.exists() or new.empty or "dataset" not in new: return new.reset_index(drop=True)
-    old = pd.read_csv(path, dtype={"_version": str})
+    old = pd.read_csv(path, dtype={"_version": str, "_run": str})
     key = [c for c in ("dataset", "seed") if c in old and c in new]
     if "dataset" not in key: return new.reset_index(drop=True)
     done = pd.MultiIndex.from_frame(new[key].drop_duplicates())
     kept = old[~pd.MultiIndex.from_frame(old[key]).isin(done)]
     return pd.concat([kept, new], ignore_index=True)
 
-def _run_part(part, out_dir, sets, seeds, data_home, n_jobs, scheduler) -> tuple:
-    "Run a part by run_grid (cached in out_dir/_cache), write its tidy table(s); (frames, code version)."
+def _run_part(part, out_dir, sets, seeds, data_home, n_jobs, scheduler, run) -> tuple:
+    """Run a part by run_grid (cached in out_dir/_cache), write its tidy table(s); (frames, code version).
+    Every row keeps `_version` and `_run` (the code and the `reproduce` call that computed it, see run_grid),
+    so a file that also keeps rows of earlier runs says which rows came from which."""
     func, grid = _grid(part, sets, seeds, data_home)
     df = run_grid(func, grid, cache=out_dir / "_cache" / f"{part}.csv", n_jobs=n_jobs, scheduler=scheduler,
-                  version="auto", desc=f"FALS {part}")
+                  version="auto", desc=f"FALS {part}", run=run)
     frames = _split_variants(df) if part == "variants" else (df.drop(columns=["ref_seed"], errors="ignore"),)
     frames = tuple(_keep_others(out_dir / name, f) for name, f in zip(PART_FILES[part], frames))
     for name, f in zip(PART_FILES[part], frames): atomic_write_csv(f, out_dir / name)
@@ -609,12 +612,34 @@ def _design(parts, sets, seeds, quick) -> dict:
             "variants": VARIANT_SETTINGS, "cv_folds": CV_FOLDS, "fig9_layers": list(FIG9_LAYERS),
             "fig9_activations": list(FIG9_ACTIVATIONS)}
 
-def _earlier_versions(out_dir) -> dict:
-    "{part: code version} of the parts an earlier `reproduce` wrote to out_dir (none for another format)."
+def _earlier(out_dir, key="code_version") -> dict:
+    "meta.json's `key` ({part: ...} or {run: ...}) as an earlier `reproduce` left it in out_dir ({} if none)."
     try: meta = read_meta(out_dir)
     except (FileNotFoundError, ValueError, json.JSONDecodeError): return {}
-    cv = meta.get("code_version")
-    return dict(cv) if isinstance(cv, dict) else {}
+    v = meta.get(key)
+    return dict(v) if isinstance(v, dict) else {}
+
+def _one_or_list(values):
+    "A single value as itself, several as a sorted list (how meta.json names a file's code versions)."
+    values = sorted(set(values))
+    return values[0] if len(values) == 1 else values
+
+def _provenance(out_dir, parts, run, n_jobs, scheduler) -> tuple:
+    """({part: code version(s) its files' rows carry}, {run: {"code_version": {part: version}}}) for the parts
+    this call wrote, read back from the files, merged into the earlier record of the other parts and runs."""
+    versions, runs = _earlier(out_dir), {r: dict(v) for r, v in _earlier(out_dir, "runs").items()}
+    for part in parts:
+        rows = pd.concat([pd.read_csv(out_dir / f, dtype={"_version": str, "_run": str})
+                          for f in PART_FILES[part]])
+        tags = rows.reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
+        versions[part] = _one_or_list(tags["_version"])
+        for r, v in tags.groupby("_run")["_version"]:
+            entry = runs.setdefault(r, {"note": "an earlier call whose rows came from the run_grid cache"})
+            entry.setdefault("code_version", {})[part] = _one_or_list(v)
+    runs.setdefault(run, {}).update(n_jobs=n_jobs, scheduler=None if scheduler is None else str(scheduler),
+                                    parts=list(parts))
+    runs[run].pop("note", None)
+    return versions, runs
 
 def _history(out_dir) -> list:
     "The provenance records already in out_dir/meta.json, oldest first, for the new record to keep."
@@ -648,19 +673,21 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
     sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}
     started = time.time()
+    run = datetime.datetime.fromtimestamp(started, datetime.timezone.utc).isoformat(timespec="seconds")
     out_dir.mkdir(parents=True, exist_ok=True)
     FALS(epochs=1, random_state=0).fit(np.zeros((8, 3), np.float32), np.eye(8, 2))   # torch start-up, untimed
-    tables, versions, history = {}, {}, _history(out_dir)
+    tables, history = {}, _history(out_dir)
     for part in parts:
-        frames, versions[part] = _run_part(part, out_dir, sets[part], by_part[part], data_home, n_jobs,
-                                           scheduler)
+        frames, _ = _run_part(part, out_dir, sets[part], by_part[part], data_home, n_jobs,
+                              scheduler, run)
         tables[part] = frames[0]
         if part == "variants": tables["variants_similarity"] = frames[1]
+    code_version, runs = _provenance(out_dir, parts, run, n_jobs, scheduler)
     write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, by_part, quick),
                datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
-               n_jobs=n_jobs, started=started, code_version={**_earlier_versions(out_dir), **versions},
-               files={p: list(PART_FILES[p]) for p in parts}, rows={p: len(t) for p, t in tables.items()},
-               torch_threads=1, history=history)
+               n_jobs=n_jobs, started=started, code_version=code_version,
+               files={**_earlier(out_dir, "files"), **{p: list(PART_FILES[p]) for p in parts}},
+               rows={p: len(t) for p, t in tables.items()}, runs=runs, torch_threads=1, history=history)
     return tables
 
 # %% ../../nbs/10a_fals_experiments.ipynb #dab94e4e

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #7c4bbc3e
 from __future__ import annotations
-import itertools, os, time, warnings
+import itertools, os, tempfile, time, warnings
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -18,7 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from ..data import load
 from ..learners import BinaryRelevance
 from ..experiments import (run_grid, auto_version, write_meta, read_meta, results_dir, atomic_write_csv,
-                                  atomic_write_json, check_parts, check_datasets, check_seeds)
+                                  atomic_write_json, check_parts, check_datasets, check_seeds, holm)
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
@@ -314,17 +314,7 @@ def _paired_p(a, b):
         warnings.simplefilter("ignore")   # a constant difference, or zeros among the differences
         return float(stats.ttest_rel(a, b).pvalue), float(stats.wilcoxon(a, b).pvalue)
 
-def _holm(p):
-    "Holm's step-down adjustment of the p-values `p` for testing them all (NaN stays NaN)."
-    p = np.asarray(p, dtype=float)
-    out, ok = np.full(p.shape, np.nan), ~np.isnan(p)
-    q = p[ok]
-    order = np.argsort(q)
-    adj = np.minimum(np.maximum.accumulate((len(q) - np.arange(len(q))) * q[order]), 1.0)
-    res = np.empty(len(q))
-    res[order] = adj
-    out[ok] = res
-    return out
+_holm = holm   # the foundation's Holm adjustment, under the name this chapter's cells and tests use
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #a969ddcd
 def paired_comparison(runs,   # tidy records (load_runs)
@@ -444,7 +434,7 @@ def load_runs(out_dir=None,   # results folder (default: nbs/results/prakel)
     if missing:
         raise FileNotFoundError(_missing_line(out_dir, missing))
     frames = [pd.read_csv(out_dir / _RUN_FILES[p]) for p in parts]
-    return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
+    return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version", "_run"], errors="ignore")
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #ffac4184
 def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, **meta):
@@ -457,8 +447,14 @@ def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, 
                   mlknn_k=10, losses=_LOSSES, onesided_losses=_OS_LOSSES, parts=list(part_seeds),
                   seeds_per_part={p: [int(s) for s in v] for p, v in part_seeds.items()}, quick=quick)
     seeds = sorted({int(s) for v in part_seeds.values() for s in v})
+    files, runs = {p: [_RUN_FILES[p]] for p in done}, {}
+    for p in done:   # every (run, code version) the rows of a part name, as meta.json's `runs` records them
+        tags = pd.read_csv(out_dir / _RUN_FILES[p], dtype={"_version": str, "_run": str}
+                           ).reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
+        for r, v in tags.groupby("_run")["_version"]:
+            runs.setdefault(r, {"code_version": {}})["code_version"][p] = sorted(v)[0] if len(v) == 1 else sorted(v)
     return write_meta(out_dir, chapter="prakel", seeds=seeds, design=design, datasets=list(datasets),
-                      finished=time.time(), code_version=versions, **meta)
+                      finished=time.time(), code_version=versions, files=files, runs=runs, **meta)
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
 def reproduce(out_dir=None,   # results folder (default: experiments.results_dir("prakel"))
@@ -477,11 +473,12 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
     out_dir = out_dir / "quick" if quick else out_dir
     started, tables, versions = time.time(), {}, {}
+    run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
     for part in parts:
         func, grid = _grids(datasets, part_seeds[part], data_home)[part]
         df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
-                      scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}")
-        versions[part] = auto_version(func)
+                      scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}", run=run)
+        versions[part] = auto_version(func)   # rows read from the cache carry the same version
         tables[part] = df.drop(columns=["_cell"], errors="ignore")
         atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
     _finish(out_dir, part_seeds, datasets, data_home, versions, quick=quick, started=started,
@@ -500,16 +497,25 @@ def _versions(folder, part, frame):
             return [v] if isinstance(v, str) else list(v)
     return sorted(frame["_version"].astype(str).unique()) if "_version" in frame else ["unknown"]
 
+def _tagged(folder, part, frame):
+    """`frame` with `_version` and `_run` on every row: its own tags, else the one code version meta.json names
+    for the folder's part ('unknown' when it names several) and the run 'unrecorded'."""
+    v = _versions(folder, part, frame)
+    fill = {"_version": v[0] if len(v) == 1 else "unknown", "_run": "unrecorded"}
+    return frame.assign(**{c: frame[c].fillna(x) if c in frame else x for c, x in fill.items()})
+
 def _merge_part(part, folders):
-    "One part's records from `folders`, in reproduce's grid order; a split found in two folders is an error."
-    frames = [pd.read_csv(d / _RUN_FILES[part]) for d in folders]
+    """One part's records from `folders`, in reproduce's grid order, each row with its code version and run
+    (`_tagged`); a split found in two folders is an error."""
+    frames = [_tagged(d, part, pd.read_csv(d / _RUN_FILES[part], dtype={"_version": str, "_run": str}))
+              for d in folders]
     keys, seen = _CELL_KEYS[part], set()
     for d, fr in zip(folders, frames):
         cells = set(fr[keys].itertuples(index=False, name=None))
         if cells & seen:
             raise ValueError(f"{d}: {sorted(cells & seen)[:3]} … of part {part} are in another folder too")
         seen |= cells
-    df = pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version"], errors="ignore")
+    df = pd.concat(frames, ignore_index=True).drop(columns=["_cell"], errors="ignore")
     datasets = [d for d in DATASETS if d in set(df["dataset"])] + sorted(set(df["dataset"]) - set(DATASETS))
     seeds = sorted(int(s) for s in df["repeat"].unique())
     pos = {tuple(c[k] for k in keys): i for i, c in enumerate(_grids(datasets, seeds, None)[part][1])}
@@ -518,14 +524,16 @@ def _merge_part(part, folders):
     return df.iloc[np.argsort(at, kind="stable")].reset_index(drop=True), seeds, datasets, versions
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #c22663df
-def _source_record(folder, out_dir) -> dict:
-    "What meta.json keeps of a merged folder: its own run record, and its path only inside the results tree."
-    folder, out_dir = Path(folder).resolve(), Path(out_dir).resolve()
-    inside = folder.is_relative_to(out_dir.parent)       # a scratch or temporary folder's path means nothing later
-    rec = {"path": os.path.relpath(folder, out_dir)} if inside else {"path": None}
+def _source_entry(folder, out_dir):
+    """How meta.json names a merged folder: its path relative to out_dir, or, for a folder in the temporary
+    directory (gone after the run) while out_dir is not there, what the folder's own meta.json recorded."""
+    tmp = Path(tempfile.gettempdir()).resolve()
+    if not Path(folder).resolve().is_relative_to(tmp) or Path(out_dir).resolve().is_relative_to(tmp):
+        return os.path.relpath(folder, out_dir)
     try: meta = read_meta(folder)
-    except (OSError, ValueError): meta = {}
-    return {**rec, **{k: meta[k] for k in ("started", "finished", "seeds", "code_version") if k in meta}}
+    except (FileNotFoundError, ValueError): meta = {}
+    return {"temporary_folder": True, **{k: meta.get(k) for k in ("code_version", "git_commit", "started",
+                                                                   "finished", "seeds")}}
 
 def merge_runs(out_dir=None,   # results folder whose tables are extended (default: results_dir("prakel"))
                sources=(),     # folders that `reproduce(out_dir=...)` wrote with further splits
@@ -544,8 +552,8 @@ def merge_runs(out_dir=None,   # results folder whose tables are extended (defau
     for part, df in tables.items():   # only after every part merged: nothing is written on an error
         atomic_write_csv(df, out_dir / _RUN_FILES[part])
     _finish(out_dir, part_seeds, datasets, data_home, versions,
-            merged_from=[_source_record(d, out_dir) for d in folders])
-    return tables
+            merged_from=[_source_entry(d, out_dir) for d in folders])
+    return {p: df.drop(columns=["_version", "_run"]) for p, df in tables.items()}   # as load_runs reads them
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #8dacaa6a
 def results_table(tab,             # summarize(...)["tables"]
