@@ -18,12 +18,20 @@ export MPLBACKEND := Agg
 
 env: $(STAMP)
 
-# torch first, pinned to the CPU build that lies on local disk here (a loose pin pulls CUDA)
-# (not pyproject.toml: nbdev_export rewrites it on every export, which would reinstall between test steps)
+# PyTorch first, pinned, and its CPU build: from PyTorch's own CPU index where that is reachable (the default
+# index would give Linux the CUDA build, several GB), else from the default index (machines without that index
+# reach, such as this project's, carry the CPU wheel of this version themselves). Not pyproject.toml: nbdev_export
+# rewrites it on every export, which would reinstall between test steps.
+TORCH_VERSION ?= 2.13.0
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 $(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
+	@if $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=5)" 2>/dev/null \
+	  && $(BIN)/python -m pip install -q torch==$(TORCH_VERSION) --index-url $(TORCH_CPU_INDEX); then \
+	  echo "torch $(TORCH_VERSION): CPU build from $(TORCH_CPU_INDEX)"; \
+	else echo "torch $(TORCH_VERSION): $(TORCH_CPU_INDEX) not reachable, from the default index"; \
+	  $(BIN)/python -m pip install -q torch==$(TORCH_VERSION); fi
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $@
 
@@ -43,10 +51,9 @@ test: env test-export
 
 # the library must be exactly what the notebooks export
 test-export: env
-	@rm -rf /tmp/mlxplain-export-check && cp -r mlxplain /tmp/mlxplain-export-check
-	$(BIN)/nbdev_export
-	@diff -r -x __pycache__ /tmp/mlxplain-export-check mlxplain \
-	  || (echo "nbdev_export changed mlxplain/: run nbdev_export and commit the result"; exit 1)
+	@copy=$$(mktemp -d) && cp -r mlxplain "$$copy/" && $(BIN)/nbdev_export \
+	  && diff -r -x __pycache__ "$$copy/mlxplain" mlxplain; rc=$$?; rm -rf "$$copy"; \
+	  [ $$rc = 0 ] || { echo "nbdev_export changed mlxplain/: run nbdev_export and commit the result"; exit 1; }
 
 # serial: a pool worker waits at exit for joblib's idle loky workers (300 s timeout); serial is 4x faster here
 test-nbs: env

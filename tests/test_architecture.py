@@ -208,3 +208,26 @@ def test_committed_meta_names_no_temporary_path():
         bad = [s for s in strings(json.loads(m.read_text())) if any(t in Path(s).parts or s.startswith(t) for t in tmp)
                or "/tmp/" in s]
         assert not bad, f"{m.relative_to(ROOT)}: {bad}"
+
+
+def test_every_notebook_declares_its_kernel():
+    "JupyterLab opens each notebook without asking for a kernel: nbdev_clean keeps `kernelspec` (its default list)."
+    import json
+    for nb in sorted((ROOT / "nbs").glob("*.ipynb")):
+        spec = json.loads(nb.read_text())["metadata"].get("kernelspec", {})
+        assert spec.get("name") == "python3" and spec.get("language") == "python", f"{nb.name}: {spec}"
+
+
+def test_export_check_leaves_no_copy_behind(tmp_path):
+    "`make test-export` compares against a copy of mlxplain/ in a fresh temporary folder and removes it."
+    import os, shutil, subprocess, sys
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    old = Path("/tmp/mlxplain-export-check")               # where an earlier Makefile left its copy
+    shutil.rmtree(old, ignore_errors=True)
+    env = {**os.environ, "TMPDIR": str(tmp_path), "BIN": str(Path(sys.executable).parent)}
+    r = subprocess.run(["make", "-s", "--no-print-directory", "-o", ".venv/.installed", "-o", "env", "test-export",
+                        f"BIN={Path(sys.executable).parent}"], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == [] and not old.exists()
