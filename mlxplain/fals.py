@@ -12,11 +12,12 @@ import scipy.sparse as sp
 import torch
 from torch import nn
 from fastcore.basics import patch
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k
+from .checks import check_k, check_int, check_float
+from .learners import MultiLabelClassifierMixin
 
 # %% auto #0
 __all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_costs', 'tlp_mean_gradient',
@@ -29,7 +30,9 @@ ATTRIBUTIONS = ("gradient", "ig", "deeplift", "lrp")
 
 def _resolve_device(device):
     "torch.device for `device`; a clear error when CUDA is asked for but missing."
-    dev = torch.device(device)
+    try: dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"device={device!r}: use 'cpu', 'cuda' or 'cuda:N' (N >= 0)") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r}: CUDA is not available on this "
                          f"machine (torch {torch.__version__}); use device='cpu'")
@@ -520,6 +523,17 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
     return hist
 
 # %% ../nbs/10_fals.ipynb #0c11fc05
+def _renamed(deprecated, score_subsample):  # deprecated: FALS's extra keywords; score_subsample: the new one
+    "score_subsample, or the value given under its old name `score_samples` (with a FutureWarning)."
+    deprecated = dict(deprecated)
+    if "score_samples" in deprecated:
+        warnings.warn("FALS's parameter score_samples is renamed score_subsample (scikit-learn calls a method "
+                      "score_samples); the old name will be removed", FutureWarning, stacklevel=3)
+        score_subsample = deprecated.pop("score_samples")
+    if deprecated:
+        raise TypeError(f"FALS() got an unexpected keyword argument {next(iter(deprecated))!r}")
+    return score_subsample
+
 class FALS(_LabelSelector):
     """Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and variants).
     Inputs are scaled by default (`scale=True`): on scene, raw FALS was no better than random features
@@ -540,19 +554,27 @@ class FALS(_LabelSelector):
                  dropout=0.0,          # dropout after the hidden layer (the 'Dropout' variant)
                  ig_steps=50,          # integration steps m for attribution='ig'
                  # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
-                 score_samples=None,
+                 score_subsample=None,
                  # True: standardise dense X (divide a CSR X by each feature's max |x|, no centring)
                  # inside fit, so scores do not depend on feature units; False: raw X, as in the paper
                  scale=True,
                  device="cpu",         # 'cpu', 'cuda' or 'cuda:0' (error if CUDA is missing)
                  n_threads=None,       # torch threads in fit; None: 1 below 2**22 weights, else min(4, cores)
                  random_state=None,    # seed: same seed, same scores
+                 **deprecated,         # score_samples: the old name of score_subsample (FutureWarning)
                 ):
         self.k, self.variant, self.attribution, self.hidden = k, variant, attribution, hidden
         self.epochs, self.batch_size, self.lr = epochs, batch_size, lr
         self.weight_decay, self.dropout = weight_decay, dropout
-        self.ig_steps, self.score_samples, self.scale = ig_steps, score_samples, scale
+        score_subsample = _renamed(deprecated, score_subsample)
+        self.ig_steps, self.score_subsample, self.scale = ig_steps, score_subsample, scale
         self.device, self.n_threads, self.random_state = device, n_threads, random_state
+
+    def set_params(self, **params):
+        "scikit-learn's `set_params`; the old name `score_samples` still sets `score_subsample` (with a warning)."
+        if "score_samples" in params:
+            params["score_subsample"] = _renamed({"score_samples": params.pop("score_samples")}, None)
+        return super().set_params(**params)
 
 # %% ../nbs/10_fals.ipynb #0c11fc05-s1
 @patch
@@ -578,9 +600,9 @@ def _validate(self: FALS, N, D):
             raise ValueError(f"{name}={v!r}: must be {what}")
     if not isinstance(self.scale, (bool, np.bool_)):
         raise ValueError(f"scale={self.scale!r}: must be True or False")
-    ss, n = self.score_samples, N
+    ss, n = self.score_subsample, N
     if ss is not None:
-        msg = f"score_samples={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
+        msg = f"score_subsample={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
         if isinstance(ss, (bool, np.bool_)): raise ValueError(msg)
         if isinstance(ss, (int, np.integer)): n = int(ss)
         elif isinstance(ss, (float, np.floating)) and 0 < ss <= 1: n = math.ceil(ss * N)
@@ -662,7 +684,7 @@ def _fit_scores(self: FALS, X, Y, N, n_score, seed, dev):
     power = 1 if self.variant in ("fils", "fims") else 2
     Xs = X
     # unbiased estimate of Eq. 12 from a seeded random subset of the instances
-    if self.score_samples is not None:
+    if self.score_subsample is not None:
         Xs = X[np.sort(np.random.default_rng(seed).choice(N, n_score, replace=False))]
     if self.variant == "falsb": S = block_scores(model, Xs, power, dev)
     elif self.attribution == "gradient": S = tlp_scores(model, Xs, power, dev)
@@ -815,7 +837,7 @@ class LassoSelector(_PerLabelSelector):
         return np.abs(lr.fit(X, y).coef_[0])
 
 # %% ../nbs/10_fals.ipynb #214ffa65
-class LIFT(ClassifierMixin, BaseEstimator):
+class LIFT(MultiLabelClassifierMixin, TransformerMixin, BaseEstimator):
     "LIFT (Zhang & Wu 2014): k-means per label on positives and negatives; features: distances to 2m centres."
     def __init__(self,
                  ratio=0.1,        # m = ⌈ratio · min(#positives, #negatives)⌉ clusters per side
@@ -832,8 +854,9 @@ class LIFT(ClassifierMixin, BaseEstimator):
         from sklearn.cluster import KMeans
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
-        if not 0 < self.ratio <= 1: raise ValueError(f"ratio={self.ratio!r}: must be in (0, 1]")
-        self.n_features_in_, self.centers_ = X.shape[1], []
+        check_float("ratio", self.ratio, 0, 1, closed="right")
+        check_int("max_iter", self.max_iter, 1)
+        self.n_features_in_, self.n_labels_, self.centers_ = X.shape[1], Y.shape[1], []
         for c in range(Y.shape[1]):
             pos = Y[:, c] == 1
             m = math.ceil(self.ratio * min(pos.sum(), (~pos).sum()))
@@ -848,10 +871,26 @@ class LIFT(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/10_fals.ipynb #214ffa65-s1
 @patch
-def transform(self: LIFT, X, label):
-    "Label `label`'s LIFT features: Euclidean distances of X to its 2m centres."
+def _lift_X(self: LIFT, X, attr):  # attr: the fitted attribute the caller needs
+    "Fitted? (NotFittedError otherwise) — then X validated, with the training width."
+    check_is_fitted(self, attr)
+    X = _check_X(X)
+    if X.shape[1] != self.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but LIFT is expecting {self.n_features_in_} features "
+                         "as input (the D it was fitted on)")
+    return X
+
+@patch
+def transform(self: LIFT, X,
+              label=None):  # a label index; None: every label's features side by side, label 0 first
+    "Label `label`'s LIFT features: Euclidean distances of X to its 2m centres (none for a constant label)."
     from sklearn.metrics import euclidean_distances
-    return euclidean_distances(_check_X(X), self.centers_[label])
+    X = self._lift_X(X, "centers_")
+    if label is not None:
+        c = check_int("label", label, 0, len(self.centers_) - 1)
+        cen = self.centers_[c]
+        return np.zeros((X.shape[0], 0)) if cen is None else euclidean_distances(X, cen)
+    return np.hstack([self.transform(X, c) for c in range(len(self.centers_))])
 
 @patch
 def fit(self: LIFT, X, Y):
@@ -871,8 +910,7 @@ def fit(self: LIFT, X, Y):
 @patch
 def predict_proba(self: LIFT, X):
     "N×C scores P(y_c = 1 | x)."
-    check_is_fitted(self, "estimators_")
-    X = _check_X(X)
+    X = self._lift_X(X, "estimators_")
     out = []
     for c, m in enumerate(self.estimators_):
         if isinstance(m, int):
