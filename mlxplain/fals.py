@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_fals.ipynb #771a1f2e
 from __future__ import annotations
-import math, os, time, warnings
+import inspect, math, os, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k, check_int, check_float
+from .checks import check_k, check_int, check_float, check_X
 from .learners import MultiLabelClassifierMixin
 
 # %% auto #0
@@ -39,41 +39,16 @@ def _resolve_device(device):
     return dev
 
 # %% ../nbs/10_fals.ipynb #3af16141-s1
-_F32_MAX = float(np.finfo(np.float32).max)
 _BINARIZE = ("FALS needs an N×C 0/1 indicator matrix: binarize per-instance label lists with "
              "sklearn.preprocessing.MultiLabelBinarizer, "
              "Y = MultiLabelBinarizer().fit_transform(label_lists)")
 
-def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps X's own (transform only selects columns)
-    "X as float32 ndarray or CSR; clear errors for bad shape, no rows or columns, NaN/inf, float32 overflow."
-    if sp.issparse(X): X = sp.csr_matrix(X)
-    else:
-        X = np.asarray(X)
-        if X.dtype == object:   # e.g. a DataFrame of mixed numeric columns
-            try: X = X.astype(np.float64)
-            except (TypeError, ValueError) as e:
-                msg = f"X must be numeric (dense array or scipy CSR), got dtype object: {e}"
-                raise TypeError(msg) from None
-    if np.iscomplexobj(X): raise ValueError("Complex data not supported: X must be real")
-    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-        raise TypeError(f"X must be numeric (dense array or scipy CSR), got dtype {X.dtype}")
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (N, D), got shape {X.shape}: Reshape your data, "
-                         "e.g. X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one instance")
-    if X.shape[0] == 0:
-        raise ValueError(f"X has 0 sample(s) (shape={X.shape}) while a minimum of 1 is required: "
-                         "give instances")
-    if X.shape[1] == 0:
-        raise ValueError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required: "
-                         "give features")
-    data = X.data if sp.issparse(X) else X
-    if not np.all(np.isfinite(data)):
-        raise ValueError("X contains NaN or infinite values: impute or drop them before FALS")
-    big = float(np.abs(data).max()) if data.size else 0.0
-    if big > _F32_MAX:
-        raise ValueError(f"X has values up to {big:.3g}, beyond float32's range (3.4e38) in which FALS "
-                         "computes: rescale X (e.g. divide by its largest value)")
-    return X if dtype is None else X.astype(dtype, copy=False)
+def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps a float X's own (transform only selects columns)
+    "X as a float32 ndarray or CSR through `mlxplain.checks.check_X`; data that is not numbers is a TypeError."
+    try: return check_X(X, dtype=(np.float64, np.float32) if dtype is None else dtype)
+    except ValueError as e:   # text, dates, complex values: the wrong type of data
+        if "real numbers" in str(e) and "Complex" not in str(e): raise TypeError(str(e)) from None
+        raise
 
 # %% ../nbs/10_fals.ipynb #3af16141-s2
 def _check_Y(Y, n):
@@ -575,6 +550,11 @@ class FALS(_LabelSelector):
         if "score_samples" in params:
             params["score_subsample"] = _renamed({"score_samples": params.pop("score_samples")}, None)
         return super().set_params(**params)
+
+# scikit-learn reads the parameters from the signature: the old keyword is accepted, never advertised
+_init = inspect.signature(FALS.__init__)
+FALS.__init__.__signature__ = _init.replace(
+    parameters=[p for p in _init.parameters.values() if p.kind is not p.VAR_KEYWORD])
 
 # %% ../nbs/10_fals.ipynb #0c11fc05-s1
 @patch

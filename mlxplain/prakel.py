@@ -340,10 +340,13 @@ class CostRegressionClassifier(BaseEstimator):
 
     def fit(self, X, C):  # X: (N, d) dense or CSR; C: (N, R) cost of each class for each instance
         "Fit one regressor of the class costs (multi-output)."
-        C = np.asarray(C, dtype=float)
-        if C.ndim != 2 or C.shape[0] != X.shape[0]:
+        X = check_X(X, dtype=(np.float64, np.float32))
+        if C is None: raise ValueError("C is None: the estimator requires a (N, n_classes) cost matrix C")
+        C = check_X(C, name="C", accept_sparse=False)   # finite, 2-D: one cost per class and instance
+        if C.shape[0] != X.shape[0]:
             raise ValueError(f"C must be a (N, n_classes) cost matrix with N={X.shape[0]} rows, "
                              f"got {C.shape}")
+        self.n_features_in_ = X.shape[1]
         reg0 = clone(self.regressor) if self.regressor is not None else Ridge(alpha=1.0)
         def fit(T):
             r = clone(reg0).fit(X, T)
@@ -355,6 +358,7 @@ class CostRegressionClassifier(BaseEstimator):
     def predict_costs(self, X):
         "Estimated cost of each class, (N, R)."
         check_is_fitted(self, "regressor_")
+        X = check_X(X, dtype=(np.float64, np.float32), n_features=self.n_features_in_, estimator=self)
         return np.asarray(self.regressor_.predict(X)).reshape(X.shape[0], self.n_classes_)
 
     def predict(self, X):

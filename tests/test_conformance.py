@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.metrics import accuracy_score
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 
 def _has(method):
@@ -122,13 +122,42 @@ class OneLabel(BaseEstimator):
 def _is_plt(est): return type(est).__name__ == "ExtendedPLT"
 
 
+class ZeroOneCosts(ClassifierMixin, BaseEstimator):
+    """Adapter: a cost-sensitive classifier `fit(X, C)` (C: the (N, n_classes) cost of each class for each row) as a
+    classifier of class labels y: C[i, c] = [y_i != class c], the 0/1 costs under which cost-sensitive classification
+    is ordinary classification; its predicted class index goes back to the class label."""
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X, y=None):
+        if y is None: raise ValueError("the adapter requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
+        kind = type_of_target(y, input_name="y") if y.size else "binary"
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {kind}: the adapter maps class labels to 0/1 costs")
+        self.classes_ = np.unique(y)
+        C = (y[:, None] != self.classes_[None]).astype(float)
+        self.estimator_ = clone(self.estimator).fit(X, C)
+        self.n_features_in_ = self.estimator_.n_features_in_
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.classes_[self.estimator_.predict(X)]
+
+
 def _estimators():
     "name -> a factory of the configuration (imports here: collecting the tests stays cheap)."
     from sklearn.linear_model import LogisticRegression
     from mlxplain.learners import BinaryRelevance, LabelSpecificBR
     from mlxplain.fals import FALS, RFSelector, LassoSelector, LIFT
     from mlxplain.extended_plt import ExtendedPLT
-    from mlxplain.prakel import PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, FaithfulMLkNN
+    from mlxplain.prakel import PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, FaithfulMLkNN, CostRegressionClassifier
     from mlxplain.alternatives import AlternativeFeatureSelector
     return {
         "BinaryRelevance": lambda: OneLabel(BinaryRelevance()),
@@ -148,6 +177,8 @@ def _estimators():
         "EPCC": lambda: OneLabel(EPCC(n_chains=2, n_samples=20, random_state=0)),
         "MLkNN": lambda: OneLabel(MLkNN(k=3)),
         "FaithfulMLkNN": lambda: OneLabel(FaithfulMLkNN(k=3)),
+        "CostRegressionClassifier": lambda: ZeroOneCosts(CostRegressionClassifier()),
+        "CostRegressionClassifier(one_sided)": lambda: ZeroOneCosts(CostRegressionClassifier(one_sided=True, max_iter=3)),
         "AlternativeFeatureSelector": lambda: AlternativeFeatureSelector(k=1, n_alternatives=1, random_state=0),
     }
 
@@ -233,3 +264,21 @@ def test_check_estimator(name):
     xfailed = {c for c, s, _ in res if s == "xfail"}
     assert xfailed == set(EXPECTED_FAILURES.get(name, {})), "stale or missing expected failures"
     assert sum(s == "passed" for _, s, _ in res) >= 25
+
+
+# The adapters are what the generic checks see; the checks of the constructor and the parameters also run on the
+# wrapped estimator itself, so that an adapter cannot hide a constructor that raises or sets attributes.
+_API_CHECKS = ("check_parameters_default_constructible", "check_no_attributes_set_in_init",
+               "check_get_params_invariance", "check_set_params", "check_do_not_raise_errors_in_init_or_set_params",
+               "check_estimator_repr", "check_estimator_cloneable", "check_valid_tag_types")
+
+
+@pytest.mark.parametrize("name", _names())
+def test_constructor_and_parameter_checks_on_the_estimator_itself(name):
+    from sklearn.utils import estimator_checks
+    est = _estimators()[name]()
+    inner = est.estimator if isinstance(est, (OneLabel, ZeroOneCosts)) else est
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for check in _API_CHECKS:
+            getattr(estimator_checks, check)(type(inner).__name__, inner)

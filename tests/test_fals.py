@@ -162,7 +162,7 @@ def test_bad_input(planted):
     with pytest.raises(ValueError, match="binary"): FALS().fit(ds.X, ds.Y_dense * 2)
     with pytest.raises(ValueError, match="variant="): FALS(variant="x").fit(ds.X, ds.Y)
     with pytest.raises(ValueError, match="epochs="): FALS(epochs=0).fit(ds.X, ds.Y)
-    with pytest.raises(TypeError, match="numeric"): FALS().fit(np.array([["a"]], dtype=object), [[1]])
+    with pytest.raises(TypeError, match="real numbers"): FALS().fit(np.array([["a"]], dtype=object), [[1]])
 
 
 def test_cuda_requested_without_cuda(planted):
@@ -426,9 +426,9 @@ def test_label_lists_are_rejected_with_the_fix(Y):
 def test_empty_data_is_rejected(planted):
     ds, _ = planted
     with pytest.raises(ValueError, match="Y has no label columns"): FALS().fit(ds.X, np.zeros((1000, 0)))
-    with pytest.raises(ValueError, match=r"X has 0 sample\(s\)"): FALS().fit(np.zeros((0, 50)), np.zeros((0, 5)))
+    with pytest.raises(ValueError, match="X has 0 samples"): FALS().fit(np.zeros((0, 50)), np.zeros((0, 5)))
     with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"): FALS().fit(np.zeros((1000, 0)), ds.Y)
-    with pytest.raises(ValueError, match=r"X has 0 sample\(s\)"): FALS().fit(sp.csr_matrix((0, 50)), np.zeros((0, 5)))
+    with pytest.raises(ValueError, match="X has 0 samples"): FALS().fit(sp.csr_matrix((0, 50)), np.zeros((0, 5)))
     with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"): LassoSelector().fit(np.zeros((5, 0)), np.ones((5, 1)))
 
 
@@ -453,7 +453,7 @@ def test_random_state_instance_is_accepted(planted):
 def test_float32_overflow_is_rejected(planted, sparse):
     ds, _ = planted
     X = ds.X.astype(np.float64); X[0, 0] = 1e39
-    with pytest.raises(ValueError, match="beyond float32's range"):
+    with pytest.raises(ValueError, match="too large for float32"):
         FALS().fit(sp.csr_matrix(X) if sparse else X, ds.Y)
 
 
@@ -503,7 +503,8 @@ _FALS_EXPECTED_FAILURES = {**{c: _MULTICLASS for c in (
     "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
     "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
     "check_estimator_sparse_tag", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
-    "check_dict_unchanged", "check_fit2d_predict1d")}, **_ANY_TARGET}
+    "check_dict_unchanged", "check_fit2d_predict1d", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance")}, **_ANY_TARGET}
 
 
 class _BinaryTargetFALS(FALS):
