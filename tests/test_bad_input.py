@@ -550,3 +550,55 @@ print("RESULT" + json.dumps(res))
 """, timeout=300)
     res = json.loads(out.split("RESULT")[-1])
     assert not {k: v for k, v in res.items() if v != "named"}, res
+
+
+# --- the foundation's functions ----------------------------------------------------------------------------------
+from mlxplain import metrics as M
+
+_YM = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1]])
+_SCORES = np.linspace(0, 1, 18).reshape(6, 3)
+_BINARY = ["hamming_loss", "subset_zero_one_loss", "example_f1", "f1_loss", "micro_f1", "macro_f1"]
+_RANKING = ["ranking_loss", "one_error", "coverage", "average_precision"]
+_AT_K = ["precision_at_k", "ndcg_at_k"]
+
+
+def _second_arguments():
+    "(label, value, ok for binary metrics, ok for scores): bad and good second arguments of a metric."
+    nan = _SCORES.copy(); nan[0, 0] = np.nan
+    return [("dense", _YM, True, True), ("CSR", sp.csr_matrix(_YM), True, True), ("list", _YM.tolist(), True, True),
+            ("scores", _SCORES, False, True), ("NaN", nan, False, False), ("inf", np.where(_SCORES > 0.9, np.inf, _SCORES), False, True),
+            ("narrow", _YM[:, :2], False, False), ("short", _YM[:4], False, False), ("1-D", _YM[:, 0], False, False),
+            ("3-D", _YM[None], False, False), ("str", _YM.astype(str), False, False), ("None", None, False, False),
+            ("twos", _YM * 2, False, True)]
+
+
+@pytest.mark.parametrize("fname", _BINARY + _RANKING + _AT_K)
+@pytest.mark.parametrize("case", _second_arguments(), ids=lambda c: c[0])
+def test_metrics_on_bad_second_arguments(fname, case):
+    "A metric of a good Y and a bad P/S: a finite value where the input makes sense, else an error naming it."
+    label, A, ok_binary, ok_scores = case
+    f = getattr(M, fname)
+    args = (_YM, A) + ((2,) if fname in _AT_K else ())
+    ok = ok_binary if fname in _BINARY else ok_scores
+    try:
+        v = f(*args)
+    except (ValueError, TypeError) as e:
+        assert re.search(r"(?<![A-Za-z_])(P|S|Y|k)(?![A-Za-z_])", str(e)), f"{fname}({label}): {e}"
+        assert not ok, f"{fname} refused a valid {label} input: {e}"
+        return
+    assert ok, f"{fname} accepted {label} input silently: {v!r}"
+    assert np.isfinite(v)
+
+
+@pytest.mark.parametrize("fname", _AT_K)
+@pytest.mark.parametrize("k", [0, -1, 4, 2.5, "2", None, True])
+def test_metrics_at_k_refuse_bad_k(fname, k):
+    with pytest.raises((ValueError, TypeError), match="k"): getattr(M, fname)(_YM, _SCORES, k)
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(n_samples=1), "n_samples"), (dict(n_groups=0), "n_groups"), (dict(group_size=0), "group_size"),
+    (dict(noise=float("nan")), "noise"), (dict(n_noise=-1), "n_noise"), (dict(n_samples=2.5), "n_samples")])
+def test_make_alternative_groups_validates(kw, msg):
+    from mlxplain.data import make_alternative_groups
+    with pytest.raises((ValueError, TypeError), match=msg): make_alternative_groups(**kw)
