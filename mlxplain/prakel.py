@@ -338,6 +338,12 @@ class CostRegressionClassifier(BaseEstimator):
                 ):
         self.regressor, self.one_sided, self.max_iter = regressor, one_sided, max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True    # X goes through `check_X`, which keeps CSR
+        tags.target_tags.required = True
+        return tags
+
     def fit(self, X, C):  # X: (N, d) dense or CSR; C: (N, R) cost of each class for each instance
         "Fit one regressor of the class costs (multi-output)."
         X = check_X(X, dtype=(np.float64, np.float32))
