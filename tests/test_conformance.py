@@ -11,10 +11,15 @@ here are multi-label: they take an (N, C) 0/1 label matrix. `OneLabel` is the ad
 - everything else (`transform`, `get_support`, feature names, the tags) is the wrapped estimator's own; the tags
   say `multi_class=False`, so the checks do not expect a 3-class problem to be learned through one label column.
 
-`ESTIMATORS` lists every public estimator configuration (small, fast settings): covering a new estimator is one
-line there. `EXPECTED_FAILURES` lists, per configuration, the checks expected to fail, each with its reason; a
-check listed there that passes fails the test too (no stale entry). Estimators around native code (napkinXC) run
-their checks in a subprocess, so a crash is a failed test, not a dead test run.
+`ZeroOneCosts` does the same for the cost-sensitive `CostRegressionClassifier` (fit(X, C) with C the cost of each
+class): C[i, c] = [y_i != class c]. Selectors that take a 1-D y themselves (AlternativeFeatureSelector) need none.
+
+`_estimators()` lists every public estimator configuration (small, fast settings): covering a new estimator is one
+line there, and `test_every_public_estimator_is_covered` fails until it is added. `EXPECTED_FAILURES` lists, per
+configuration, the checks expected to fail, each with its reason; a check listed there that passes fails the test
+too (no stale entry). Estimators around native code (napkinXC) run their checks in a subprocess, so a crash is a
+failed test, not a dead test run. The checks of the constructor and of get/set_params also run on each wrapped
+estimator itself, so that an adapter cannot hide them.
 """
 import copy, json, os, subprocess, sys, warnings
 from pathlib import Path
@@ -282,3 +287,17 @@ def test_constructor_and_parameter_checks_on_the_estimator_itself(name):
         warnings.simplefilter("ignore")
         for check in _API_CHECKS:
             getattr(estimator_checks, check)(type(inner).__name__, inner)
+
+
+def test_every_public_estimator_is_covered():
+    "Every estimator class a module exports (its __all__) has at least one configuration above."
+    import importlib
+    from sklearn.base import BaseEstimator as B
+    covered = set()
+    for est in (f() for f in _estimators().values()):
+        covered.add(type(est.estimator if isinstance(est, (OneLabel, ZeroOneCosts)) else est).__name__)
+    public = set()
+    for mod in ("learners", "fals", "extended_plt", "prakel", "alternatives"):
+        m = importlib.import_module(f"mlxplain.{mod}")
+        public |= {n for n in m.__all__ if isinstance(getattr(m, n), type) and issubclass(getattr(m, n), B)}
+    assert public - covered == set(), f"add a configuration for {sorted(public - covered)}"
