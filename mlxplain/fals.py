@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k, check_int, check_float, check_X
+from .checks import check_k, check_int, check_float, check_X, check_Y
 from .learners import MultiLabelClassifierMixin
 
 # %% auto #0
@@ -39,10 +39,6 @@ def _resolve_device(device):
     return dev
 
 # %% ../nbs/10_fals.ipynb #3af16141-s1
-_BINARIZE = ("FALS needs an N×C 0/1 indicator matrix: binarize per-instance label lists with "
-             "sklearn.preprocessing.MultiLabelBinarizer, "
-             "Y = MultiLabelBinarizer().fit_transform(label_lists)")
-
 def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps a float X's own (transform only selects columns)
     "X as a float32 ndarray or CSR through `mlxplain.checks.check_X`; data that is not numbers is a TypeError."
     try: return check_X(X, dtype=(np.float64, np.float32) if dtype is None else dtype)
@@ -52,23 +48,8 @@ def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps a float X'
 
 # %% ../nbs/10_fals.ipynb #3af16141-s2
 def _check_Y(Y, n):
-    "Y as a dense float32 N×C 0/1 array; clear errors for label lists, no labels, wrong rows, non-0/1 Y."
-    if Y is None:
-        raise ValueError("FALS requires y to be passed, "
-                         "but the target y is None: give the N×C label matrix Y")
-    if sp.issparse(Y): Y = Y.toarray()
-    else:
-        try: Y = np.asarray(Y)
-        except ValueError:
-            raise ValueError(f"Y has rows of different lengths (label lists?): {_BINARIZE}") from None
-        if Y.dtype == object: raise ValueError(f"Y holds Python objects (label lists or sets?): {_BINARIZE}")
-    if Y.ndim == 1: Y = Y[:, None]
-    if Y.ndim != 2: raise ValueError(f"Y must be 2-D (N, C), got shape {Y.shape}")
-    if Y.shape[0] != n:
-        raise ValueError(f"X has {n} rows but Y has {Y.shape[0]}: they must describe the same instances")
-    if Y.shape[1] == 0: raise ValueError(f"Y has no label columns (shape {Y.shape}): give at least one label")
-    if not np.isin(Y, (0, 1)).all(): raise ValueError(f"Y must be binary (0/1); {_BINARIZE}")
-    return Y.astype(np.float32)
+    "Y as a dense float32 N×C 0/1 array through `mlxplain.checks.check_Y` (label lists: MultiLabelBinarizer)."
+    return check_Y(Y, n).toarray().astype(np.float32)
 
 # %% ../nbs/10_fals.ipynb #3af16141-s3
 def _check_random_state(random_state):

@@ -425,7 +425,7 @@ def test_label_lists_are_rejected_with_the_fix(Y):
 
 def test_empty_data_is_rejected(planted):
     ds, _ = planted
-    with pytest.raises(ValueError, match="Y has no label columns"): FALS().fit(ds.X, np.zeros((1000, 0)))
+    with pytest.raises(ValueError, match="Y has 0 label columns"): FALS().fit(ds.X, np.zeros((1000, 0)))
     with pytest.raises(ValueError, match="X has 0 samples"): FALS().fit(np.zeros((0, 50)), np.zeros((0, 5)))
     with pytest.raises(ValueError, match=r"X has 0 feature\(s\)"): FALS().fit(np.zeros((1000, 0)), ds.Y)
     with pytest.raises(ValueError, match="X has 0 samples"): FALS().fit(sp.csr_matrix((0, 50)), np.zeros((0, 5)))
