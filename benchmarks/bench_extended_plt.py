@@ -82,7 +82,7 @@ def main(sets=("CAL500", "bibtex", "imdb"), sigma_train=0.05, sigma_test=0.1, re
         t_c2 = _best(_fit(Xtr, Ytr, liblinear_c=20.0), reps, warmup=False)
         t_dup = _best(_fit(sp.vstack([Xtr, Xtr], format="csr"), sp.vstack([Ytr, Ytr], format="csr")), reps, warmup=False)
         normal = ExtendedPLT(seed=0).fit(Xtr, Ytr)
-        pred_clean = _best(lambda: normal.predict(Xte, 5), reps)
+        pred_clean = _best(lambda: normal.predict_ranked(Xte, 5), reps)
         print(f"\n== {name} ({source}): train {Xtr.shape}, nnz/row {Xtr.nnz / Xtr.shape[0]:.1f}, {Ytr.shape[1]} labels; "
               f"normal training {t_norm:.2f} CPU-s, clean top-5 prediction {pred_clean:.3f} CPU-s; "
               f"exact duplicate {t_dup / t_norm:.2f}x, C doubled {t_c2 / t_norm:.2f}x", flush=True)
@@ -94,7 +94,7 @@ def main(sets=("CAL500", "bibtex", "imdb"), sigma_train=0.05, sigma_test=0.1, re
             with tempfile.TemporaryDirectory() as d:
                 t = clock(); PLT(d, seed=0, threads=1).build_tree(Xa, Ya.astype(np.float32)); t_tree = clock() - t
             Xn = add_noise(Xte, sigma_test, noise, 0)
-            pred_noisy = _best(lambda: normal.predict(Xn, 5), reps)
+            pred_noisy = _best(lambda: normal.predict_ranked(Xn, 5), reps)
             r = dict(data=name, source=source, noise=noise, n_train=Xtr.shape[0], n_features=Xtr.shape[1], n_labels=Ytr.shape[1],
                      normal_train_cpu=t_norm, adversarial_train_cpu=t_aug + t_adv, augment_cpu=t_aug, tree_build_cpu=t_tree,
                      train_ratio=(t_aug + t_adv) / t_norm, dup_ratio=t_dup / t_norm, c2_ratio=t_c2 / t_norm,

@@ -23,7 +23,7 @@ labels only and scales the time by C/N (printed as "extrapolated"); `--lift-labe
 work label by label, so their time is close to linear in the labels). Captum scoring (Saliency, one backward pass per
 label) is compared with the closed form on the same `--captum-samples` instances. Prints `ours / peer` time and
 memory ratios, the multiply-add counts of FALS's cost model (`tlp_costs`: one epoch against exact scoring) and,
-untimed, how far `score_samples=0.1` lands from the exact scores of the same network.
+untimed, how far `score_subsample=0.1` lands from the exact scores of the same network.
 
 `--busy`: a 3000 x 60 x 6 FALS fit idle and next to one CPU-bound competing process (`python -c "while True: pass"`,
 paused with SIGSTOP for the idle fit of each pair and killed at the end), `--repeats` interleaved pairs, for
@@ -65,7 +65,7 @@ def _work(task, args, X, Y):
     from mlxplain.fals import FALS, RFSelector, LIFT, tlp_scores
     extra = dict
     if task in ("fals", "fals_sub"):   # exact Eq. 12, or averaged over a 10% random subset of the instances
-        f = FALS(k=0.1, random_state=0, n_threads=1, score_samples=0.1 if task == "fals_sub" else None,
+        f = FALS(k=0.1, random_state=0, n_threads=1, score_subsample=0.1 if task == "fals_sub" else None,
                  device=args.device).fit(X, Y)
         info = {"train_s": f.fit_time_["train"], "score_s": f.fit_time_["score"], "epoch_s": f.fit_time_["train"] / f.epochs}
         extra = lambda: _fals_extra(task, f, X)
@@ -260,14 +260,14 @@ def main():
     print(f"\nFALS fit (train {f['train_s']:.2f} s + scores {f['score_s']:.2f} s) = {f['seconds']:.2f} s; "
           f"scoring / training = {f['score_s'] / f['train_s']:.2f} "
           f"(target <= 0.5: {'met' if f['score_s'] <= 0.5 * f['train_s'] else 'NOT met'}); one epoch "
-          f"{f['epoch_s']:.2f} s, scoring / epoch = {f['score_s'] / f['epoch_s']:.1f}; with score_samples=0.1: "
+          f"{f['epoch_s']:.2f} s, scoring / epoch = {f['score_s'] / f['epoch_s']:.1f}; with score_subsample=0.1: "
           f"scores {fs['score_s']:.2f} s, scoring / training = {fs['score_s'] / fs['train_s']:.2f}")
     c = f["costs"]
     print(f"cost model (multiply-adds; tlp_costs): one epoch {c['epoch']:.3g} + {c['adam_steps']} Adam steps over "
           f"{c['weights']:.3g} weights; exact scoring, Gram route {c['gram']:.3g} (forward {c['forward']:.3g}, rows of Q "
           f"{c['gram_stage1']:.3g}, diag(W1 R W1^T) {c['gram_stage2']:.3g}; live hidden units {c['live_units']} of "
           f"{c['hidden']}); full HxH Gram {c['gram_full']:.3g}; direct {c['direct']:.3g}; Gram / epoch = {c['gram'] / c['epoch']:.1f}")
-    print(f"score_samples=0.1 against exact scores of the same network: top-{fs['k']} overlap per label mean "
+    print(f"score_subsample=0.1 against exact scores of the same network: top-{fs['k']} overlap per label mean "
           f"{fs['overlap_mean']:.3f}, 10th percentile {fs['overlap_p10']:.3f}, min {fs['overlap_min']:.3f}; "
           f"median relative L1 error per label {fs['l1_rel_median']:.3f}")
     print("time runs (perf_counter only) and memory runs (ru_maxrss), each method in a fresh process of its own:")
@@ -286,13 +286,13 @@ def main():
         note = f" (extrapolated from {r['labels_timed']} of {Y.shape[1]} labels)" if scale != 1 else ""
         print(f"\nper-label RF ({args.trees} trees) {t_rf:.1f} s{note}:  RF / FALS = {t_rf / f['seconds']:.1f}x  "
               f"(target >= 20x: {'met' if t_rf / f['seconds'] >= 20 else 'NOT met'}); "
-              f"RF / FALS(score_samples=0.1) = {t_rf / fs['seconds']:.1f}x")
+              f"RF / FALS(score_subsample=0.1) = {t_rf / fs['seconds']:.1f}x")
     if "lift" in res:
         n = res["lift"].get("labels_timed", Y.shape[1])
         t = res["lift"]["seconds"] * Y.shape[1] / n
         note = f" (extrapolated from {n} of {Y.shape[1]} labels)" if n != Y.shape[1] else ""
         print(f"LIFT clustering {t:.1f} s{note}:  LIFT / FALS = {t / f['seconds']:.1f}x  (no target: LIFT's k-means per "
-              f"label is cheap next to a network's epochs); LIFT / FALS(score_samples=0.1) = {t / fs['seconds']:.1f}x")
+              f"label is cheap next to a network's epochs); LIFT / FALS(score_subsample=0.1) = {t / fs['seconds']:.1f}x")
     if "captum" in res:
         c = res["captum"]
         print(f"scoring {c['n']} instances: Captum Saliency, C={Y.shape[1]} backward passes {c['captum_s']:.2f} s vs closed "

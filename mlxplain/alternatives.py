@@ -30,7 +30,7 @@ from sklearn.tree import DecisionTreeClassifier
 from ortools.sat.python import cp_model
 from ortools.linear_solver import pywraplp
 from fastcore.basics import patch
-from .checks import check_X
+from .checks import check_X, check_int
 
 # %% ../nbs/40_alternatives.ipynb #76c6df38
 def dice_dissimilarity(a, b) -> float:  # a, b: two feature sets (iterables of indices)
@@ -968,7 +968,8 @@ def _check_indices(name, idx, n):
 def _check_y(y, n_rows=None):  # y: (m,) class labels, numbers or strings; n_rows: the rows of X
     "Class labels as a 1-D array (an (m, 1) column is accepted); checks the row count against X."
     if y is None: raise ValueError("y is None: pass one class label per row of X")
-    shape = y.shape if sp.issparse(y) else np.shape(y)
+    if not sp.issparse(y): y = np.asarray(y)   # array-likes too (a list, a Series, an __array__ object)
+    shape = y.shape
     if len(shape) == 2 and shape[1] == 1: y = np.asarray(y.toarray() if sp.issparse(y) else y).ravel()
     elif len(shape) != 1:
         raise ValueError(f"y must be 1-D (one class label per row), got shape {shape}; "
@@ -1010,6 +1011,11 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
 
     def _get_support_mask(self): return self.get_support()  # SelectorMixin's hook: the set `use_alternative`
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True   # X goes through `check_X`, which keeps CSR
+        return tags
+
 # %% ../nbs/40_alternatives.ipynb #41440f6c
 @patch
 def _validate_data(self: AlternativeFeatureSelector, X, y):
@@ -1041,7 +1047,8 @@ def _validate_data(self: AlternativeFeatureSelector, X, y):
 # %% ../nbs/40_alternatives.ipynb #cecf9f6c
 @patch
 def _validate_search(self: AlternativeFeatureSelector, n: int):
-    "Check tau, k, n_alternatives, search, aggregation, method, solver, formulation and time_limit."
+    "Check tau, k, n_alternatives, search, aggregation, method, solver, formulation, time_limit and n_jobs."
+    check_int("n_jobs", self.n_jobs, 1)   # CP-SAT workers
     number = (int, float, np.integer, np.floating)
     if isinstance(self.tau, bool) or not isinstance(self.tau, number) or not (0 <= self.tau <= 1):
         raise ValueError(f"tau={self.tau!r}: tau must be a number in [0, 1] "

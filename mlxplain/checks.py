@@ -7,13 +7,28 @@ from __future__ import annotations
 import difflib, numbers
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state as _sk_check_random_state
 
 # %% auto #0
-__all__ = ['check_int', 'check_float', 'check_choice', 'check_k', 'check_X', 'check_Y', 'check_random_state']
+__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_choice', 'check_k', 'check_X', 'check_Y']
 
 # %% ../nbs/02a_checks.ipynb #a2c0e007
-_all_ = ["check_random_state"]
+def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or a numpy RandomState
+                       name="random_state", # the parameter's name in messages
+                      ) -> np.random.RandomState:
+    "scikit-learn's `check_random_state`; a bad seed is a TypeError or ValueError naming `name`."
+    what = f"{name}={seed!r}: {name} must be None, an int in [0, 2**32 - 1] or a numpy RandomState"
+    if isinstance(seed, (bool, np.bool_)): raise TypeError(what)
+    if isinstance(seed, numbers.Integral) and not 0 <= seed < 2**32: raise ValueError(what)
+    try: return _sk_check_random_state(seed)
+    except (TypeError, ValueError): raise TypeError(f"{what}; got {type(seed).__name__}") from None
+
+def check_n_jobs(n_jobs, name="n_jobs"):  # joblib's n_jobs: None, or an int other than 0 (-1: all cores)
+    "`n_jobs` if it is None or a non-zero integer; else a TypeError or ValueError naming `name`."
+    if n_jobs is None: return None
+    if check_int(name, n_jobs) == 0:
+        raise ValueError(f"{name}=0: {name} must be None or a non-zero integer (-1: all cores)")
+    return int(n_jobs)
 
 # %% ../nbs/02a_checks.ipynb #a2c0e010
 _CLOSED = ("both", "left", "right", "neither")
@@ -121,7 +136,7 @@ def _numeric_dtype(dt, name):
     "Raise unless `dt` is a real numeric (or bool) dtype."
     if dt.kind in "biuf": return
     hint = {"U": "encode the strings first", "S": "encode the strings first",
-            "c": "complex values are not supported", "M": "convert dates to numbers first",
+            "c": "Complex data not supported", "M": "convert dates to numbers first",
             "m": "convert durations to numbers first"}.get(dt.kind, "")
     raise ValueError(f"{name} has dtype {dt}: features must be real numbers" + (f"; {hint}" if hint else ""))
 
@@ -132,11 +147,17 @@ def check_X(X,                  # (n_samples, n_features): array-like of numbers
             min_samples=1,      # fewest rows accepted
             min_features=1,     # fewest columns accepted
             n_features=None,    # the number of columns expected (e.g. seen in fit)
-            dtype=np.float64,   # float type of the result (np.float32 for torch and napkinXC)
+            # float type of the result (np.float32 for torch and napkinXC); a tuple of float types keeps X's
+            # own type when it is one of them, else gives the first (as scikit-learn's check_array)
+            dtype=np.float64,
+            estimator=None,     # the estimator (or its name) expecting `n_features`, named in the message
            ):
     "A validated 2-D float ndarray or CSR matrix of `dtype`; else a ValueError naming `name` and the fix."
     if X is None:
         raise ValueError(f"{name} is None: pass a 2-D array or sparse matrix (n_samples, n_features)")
+    if isinstance(dtype, (tuple, list)):
+        own = getattr(X, "dtype", None)
+        dtype = own if own is not None and any(own == t for t in dtype) else dtype[0]
     if sp.issparse(X):
         if not accept_sparse:
             raise ValueError(f"{name} is a sparse {X.format.upper()} matrix but a dense array is needed: "
@@ -153,27 +174,34 @@ def check_X(X,                  # (n_samples, n_features): array-like of numbers
             raise ValueError(f"{name} is ragged (rows of different lengths): {e}") from None
         if orig.dtype.kind == "O":
             try: orig = orig.astype(np.float64)
-            except (TypeError, ValueError):
+            except ValueError:   # e.g. text
                 raise ValueError(f"{name} holds objects that are not numbers: features must be real numbers"
                                  ) from None
+            except TypeError as e:   # e.g. dicts or lists in the cells: numpy's own words say which
+                raise TypeError(f"{name} holds objects that are not numbers ({e}): features must be real "
+                                "numbers") from None
         _numeric_dtype(orig.dtype, name)
         if orig.ndim != 2:
-            hint = (f" For one sample use {name}.reshape(1, -1), for one feature {name}.reshape(-1, 1)."
+            hint = (f" Reshape your data: for one sample use {name}.reshape(1, -1), for one feature "
+                    f"{name}.reshape(-1, 1)."
                     if orig.ndim == 1 else "")
             raise ValueError(f"{name} must be 2-D (n_samples, n_features); got shape {orig.shape}.{hint}")
         with np.errstate(over="ignore", invalid="ignore"): A = orig.astype(dtype, copy=False)
         _finite(A, orig, name, dtype)
-    _check_shape(A.shape, name, min_samples, min_features, n_features)
+    _check_shape(A.shape, name, min_samples, min_features, n_features, estimator)
     return A
 
 # %% ../nbs/02a_checks.ipynb #1674c0ec
-def _check_shape(shape, name, min_samples, min_features, n_features):
+def _check_shape(shape, name, min_samples, min_features, n_features, estimator=None):
     n, d = shape
     if n < min_samples: raise ValueError(f"{name} has {n} samples (rows); at least {min_samples} required")
-    if d < min_features:
-        raise ValueError(f"{name} has {d} features (columns); at least {min_features} required")
+    if d < min_features:   # scikit-learn's wording
+        raise ValueError(f"{name} has {d} feature(s) (shape={shape}) while a minimum of {min_features} is "
+                         "required: give features")
     if n_features is not None and d != n_features:
-        raise ValueError(f"{name} has {d} features but {n_features} are expected (the number seen in fit)")
+        who = "the estimator" if estimator is None else estimator if isinstance(estimator, str) else type(estimator).__name__
+        raise ValueError(f"{name} has {d} features, but {who} is expecting {n_features} features as input "
+                         "(the number seen in fit)")
 
 # %% ../nbs/02a_checks.ipynb #a2c0e029
 _MLB = "sklearn.preprocessing.MultiLabelBinarizer().fit_transform({name})"
@@ -206,7 +234,8 @@ def check_Y(Y,               # (n_samples, n_labels) 0/1 indicators: dense, spar
            ) -> sp.csr_matrix:
     "`Y` as a binary CSR int8 matrix (sorted indices, no stored zeros); a ValueError naming `name` otherwise."
     if Y is None:
-        raise ValueError(f"{name} is None: pass a binary (0/1) indicator matrix (n_samples, n_labels)")
+        raise ValueError(f"{name} is None: the estimator requires y to be passed, but the target y is None; pass a "
+                         "binary (0/1) indicator matrix (n_samples, n_labels)")
     if sp.issparse(Y):
         if Y.dtype.kind not in "biuf":
             raise ValueError(f"{name} has dtype {Y.dtype}: it must be binary (0/1)")

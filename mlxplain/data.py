@@ -813,6 +813,11 @@ def make_label_specific(n_samples=1000,        # N
                         label_correlation=0.0,
                         random_state=None):    # seed
     "Multi-label data where label j depends only on the features `relevant[j]`; returns (ds, relevant)."
+    from mlxplain.checks import check_int, check_float   # here: the checks import scikit-learn (see below)
+    for name, v in (("n_samples", n_samples), ("n_features", n_features), ("n_labels", n_labels),
+                    ("n_relevant", n_relevant)): check_int(name, v)
+    noise = check_float("noise", noise, 0)   # NaN noise would give a Y without a single positive label
+    label_correlation = check_float("label_correlation", label_correlation)
     if not 1 <= n_relevant <= n_features:
         raise ValueError(f"n_relevant={n_relevant}: need 1 <= n_relevant <= n_features={n_features}")
     if not 0 <= label_correlation <= 1:
@@ -861,6 +866,10 @@ def make_alternative_groups(n_samples=500,      # N
                             noise=0.1,          # probability of flipping the target
                             random_state=None): # seed
     "Binary data with `n_groups` disjoint, equally predictive feature groups; returns (X, y, groups)."
+    from mlxplain.checks import check_int, check_float   # here: the checks import scikit-learn
+    check_int("n_samples", n_samples, 2)                  # both classes need a chance to appear
+    for name, v in (("n_groups", n_groups), ("group_size", group_size), ("n_noise", n_noise)): check_int(name, v)
+    noise = check_float("noise", noise)
     if n_groups < 1 or group_size < 1 or n_noise < 0:
         raise ValueError("need n_groups >= 1, group_size >= 1, n_noise >= 0; "
                          f"got {n_groups}, {group_size}, {n_noise}")

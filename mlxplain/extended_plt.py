@@ -17,17 +17,19 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import stats
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
 from napkinxc.models import PLT
 from fastcore.basics import patch
 from .checks import check_X, check_Y
+from .learners import MultiLabelClassifierMixin
 from .metrics import precision_at_k, ndcg_at_k, psdcg_at_k, inverse_propensity
 
 # %% auto #0
-__all__ = ['NOISE_KINDS', 'NOISE_BLOCK_ENTRIES', 'METRICS', 'EXPLAIN_METHODS', 'add_noise', 'make_adversarial_set', 'ExtendedPLT',
-           'adversarial_evaluation', 'summarize_evaluation', 'relative_degradation', 'seed_evaluation',
-           'summarize_seeds', 'attribution', 'explain', 'deletion_curve', 'deletion_auc', 'faithfulness',
-           'worst_case_perturbation', 'attack_evaluation', 'plot_performance_metrics', 'plot_prediction_time',
-           'plot_feature_importance', 'plot_noise_impact', 'demo']
+__all__ = ['NOISE_KINDS', 'NOISE_BLOCK_ENTRIES', 'DENSE_MAX_LABELS', 'METRICS', 'EXPLAIN_METHODS', 'add_noise',
+           'make_adversarial_set', 'ExtendedPLT', 'adversarial_evaluation', 'summarize_evaluation',
+           'relative_degradation', 'seed_evaluation', 'summarize_seeds', 'attribution', 'explain', 'deletion_curve',
+           'deletion_auc', 'faithfulness', 'worst_case_perturbation', 'attack_evaluation', 'plot_performance_metrics',
+           'plot_prediction_time', 'plot_feature_importance', 'plot_noise_impact', 'demo']
 
 # %% ../nbs/20_extended_plt.ipynb #acadf633
 def _check_X(X,                 # features: CSR (preferred), other scipy sparse, or 2-D array-like of numbers
@@ -38,7 +40,7 @@ def _check_X(X,                 # features: CSR (preferred), other scipy sparse,
         raise TypeError(f"{name} is a {type(X).__name__}: pass a scipy.sparse CSR matrix or a 2-D numpy "
                         f"array (e.g. scipy.sparse.csr_matrix(np.asarray({name}))).")
     try:
-        A = check_X(X, name=name, n_features=n_features, dtype=np.float32)
+        A = check_X(X, name=name, n_features=n_features, dtype=np.float32, estimator="ExtendedPLT")
     except ValueError as e:   # text, dates, complex values: the wrong type of data
         if "real numbers" in str(e): raise TypeError(str(e)) from None
         raise
@@ -251,7 +253,7 @@ def _reseed_c_rand(seed):
 _ADV_PARAMS = ("adversarial", "sigma", "augment_ratio", "noise", "random_state")
 
 # %% ../nbs/20_extended_plt.ipynb #estcd01
-class ExtendedPLT(BaseEstimator):
+class ExtendedPLT(MultiLabelClassifierMixin, BaseEstimator):
     "napkinXC PLT with adversarial (noise-augmented) training; sparse CSR in, top-k labels out."
     def __init__(self,
                  tree_type="hierarchicalKmeans", # napkinXC tree: hierarchicalKmeans, balancedInOrder, ...
@@ -395,9 +397,9 @@ def fit_adversarial(self: ExtendedPLT, X, Y,  # clean training data
 # %% ../nbs/20_extended_plt.ipynb #estcd05
 @patch
 def _check_fitted(self: ExtendedPLT):
-    "Raise a ValueError unless `fit` has run."
+    "Raise scikit-learn's NotFittedError (a ValueError) unless `fit` has run."
     if not hasattr(self, "_plt"):
-        raise ValueError("This ExtendedPLT is not fitted yet: call fit or fit_adversarial first.")
+        raise NotFittedError("This ExtendedPLT is not fitted yet: call fit or fit_adversarial first.")
 
 @patch
 def _check_k(self: ExtendedPLT, top_k):
@@ -423,17 +425,33 @@ def predict_proba(self: ExtendedPLT, X,  # (n, d) CSR or array
     return _pairs_to_csr(out, self.n_labels_) if as_csr else out
 
 @patch
-def predict(self: ExtendedPLT, X,
-            top_k=None,     # labels per instance (None: 5, or all labels when there are fewer)
-            as_csr=False):  # True: (n, L) binary CSR indicator instead of label lists
-    "Top-k labels per instance, best first (a list of label lists), or a binary CSR indicator."
+def predict_ranked(self: ExtendedPLT, X,
+                   top_k=None):  # labels per instance (None: 5, or all labels when there are fewer)
+    "Top-k labels per instance, best first: a list of label lists."
     self._check_fitted()
     top_k = self._check_k(top_k)
     X = _check_X(X, self.n_features_in_)
-    out = self._plt.predict(X, top_k=top_k)
-    if not as_csr: return out
-    S = _pairs_to_csr([[(l, 1.0) for l in r] for r in out], self.n_labels_)
-    return S.astype(np.int8)
+    return self._plt.predict(X, top_k=top_k)
+
+DENSE_MAX_LABELS = 1000   # `predict` returns a dense indicator up to this many labels, CSR beyond
+
+@patch
+def predict(self: ExtendedPLT, X,
+            top_k=None,    # labels per instance (None: 5, or all labels when there are fewer)
+            as_csr=None):  # True: CSR, False: dense ndarray, None: CSR when n_labels_ > DENSE_MAX_LABELS
+    "The top-k labels of each row as an (n, L) 0/1 int8 indicator (what scikit-learn's multi-label scorers take)."
+    out = self.predict_ranked(X, top_k)
+    S = _pairs_to_csr([[(l, 1.0) for l in r] for r in out], self.n_labels_).astype(np.int8)
+    if as_csr is None: as_csr = self.n_labels_ > DENSE_MAX_LABELS
+    return S if as_csr else S.toarray()
+
+@patch
+def score(self: ExtendedPLT, X, Y,
+          sample_weight=None):  # (n,) weights of the rows (None: equal)
+    "Precision at k (k = min(5, L), the `top_k` default) of the predicted ranking: the PLT's natural metric."
+    S = self.predict_proba(X, as_csr=True)
+    Yc = _check_Y(Y, S.shape[0], self.n_labels_)
+    return float(np.average(precision_at_k(Yc, S, self._check_k(None), average=False), weights=sample_weight))
 
 @patch
 def label_proba(self: ExtendedPLT, X, label):  # X: (n, d); label: one label index
@@ -460,9 +478,9 @@ def __getstate__(self: ExtendedPLT):
     state = self.__dict__.copy()
     state.pop("_finalizer", None)
     state.pop("_plt", None)
-    if hasattr(self, "_plt"):
+    if hasattr(self, "_plt"):   # every file below the model directory (an ensemble keeps member_i/ folders)
         d = Path(self.model_dir_)
-        state["_model_files"] = {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()}
+        state["_model_files"] = {p.relative_to(d).as_posix(): p.read_bytes() for p in d.rglob("*") if p.is_file()}
     return state
 
 @patch
@@ -473,7 +491,10 @@ def __setstate__(self: ExtendedPLT, state):
     if files is not None:
         self.model_dir_ = tempfile.mkdtemp(prefix="mlxplain_plt_")
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.model_dir_, ignore_errors=True)
-        for name, data in files.items(): (Path(self.model_dir_) / name).write_bytes(data)
+        for name, data in files.items():
+            p = Path(self.model_dir_) / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
         self._plt = PLT(self.model_dir_, **self._napkinxc_params())
 
 def _pairs_to_csr(pairs, n_labels):
@@ -660,7 +681,7 @@ def attribution(model,                # a fitted ExtendedPLT
         raise ValueError(f"method={method!r}: use one of {EXPLAIN_METHODS}.")
     model._check_fitted()
     x = _instance(model, x)
-    if label is None: label = model.predict(x, 1)[0][0]
+    if label is None: label = model.predict_ranked(x, 1)[0][0]
     if not 0 <= int(label) < model.n_labels_:
         raise ValueError(f"label={label}: must be in [0, {model.n_labels_ - 1}].")
     if x.nnz == 0: return np.array([], int), np.array([]), int(label)
@@ -757,7 +778,7 @@ def faithfulness(model,                  # a fitted ExtendedPLT
     out = []
     for i in pick:
         x = X[[i]]
-        label = model.predict(x, 1)[0][0]
+        label = model.predict_ranked(x, 1)[0][0]
         for m in methods:
             if m == "random": ranking = rng.permutation(x.indices)
             else:
@@ -808,7 +829,7 @@ def worst_case_perturbation(model,           # a fitted ExtendedPLT
     if noise not in NOISE_KINDS: raise ValueError(f"noise={noise!r}: use one of {NOISE_KINDS}.")
     budget = _check_sigma(budget)
     x = _instance(model, x)
-    if label is None: label = model.predict(x, 1)[0][0]
+    if label is None: label = model.predict_ranked(x, 1)[0][0]
     coords = x.indices if noise == "support" else np.arange(x.shape[1])
     z0 = x.toarray().ravel().astype(np.float64)
     delta = np.zeros(len(coords)) if start is None else np.asarray(start, np.float64).ravel().copy()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_fals.ipynb #771a1f2e
 from __future__ import annotations
-import math, os, time, warnings
+import inspect, math, os, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
@@ -12,11 +12,12 @@ import scipy.sparse as sp
 import torch
 from torch import nn
 from fastcore.basics import patch
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k
+from .checks import check_k, check_int, check_float, check_X, check_Y
+from .learners import MultiLabelClassifierMixin
 
 # %% auto #0
 __all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_costs', 'tlp_mean_gradient',
@@ -29,68 +30,26 @@ ATTRIBUTIONS = ("gradient", "ig", "deeplift", "lrp")
 
 def _resolve_device(device):
     "torch.device for `device`; a clear error when CUDA is asked for but missing."
-    dev = torch.device(device)
+    try: dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"device={device!r}: use 'cpu', 'cuda' or 'cuda:N' (N >= 0)") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r}: CUDA is not available on this "
                          f"machine (torch {torch.__version__}); use device='cpu'")
     return dev
 
 # %% ../nbs/10_fals.ipynb #3af16141-s1
-_F32_MAX = float(np.finfo(np.float32).max)
-_BINARIZE = ("FALS needs an N×C 0/1 indicator matrix: binarize per-instance label lists with "
-             "sklearn.preprocessing.MultiLabelBinarizer, "
-             "Y = MultiLabelBinarizer().fit_transform(label_lists)")
-
-def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps X's own (transform only selects columns)
-    "X as float32 ndarray or CSR; clear errors for bad shape, no rows or columns, NaN/inf, float32 overflow."
-    if sp.issparse(X): X = sp.csr_matrix(X)
-    else:
-        X = np.asarray(X)
-        if X.dtype == object:   # e.g. a DataFrame of mixed numeric columns
-            try: X = X.astype(np.float64)
-            except (TypeError, ValueError) as e:
-                msg = f"X must be numeric (dense array or scipy CSR), got dtype object: {e}"
-                raise TypeError(msg) from None
-    if np.iscomplexobj(X): raise ValueError("Complex data not supported: X must be real")
-    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-        raise TypeError(f"X must be numeric (dense array or scipy CSR), got dtype {X.dtype}")
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (N, D), got shape {X.shape}: Reshape your data, "
-                         "e.g. X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one instance")
-    if X.shape[0] == 0:
-        raise ValueError(f"X has 0 sample(s) (shape={X.shape}) while a minimum of 1 is required: "
-                         "give instances")
-    if X.shape[1] == 0:
-        raise ValueError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required: "
-                         "give features")
-    data = X.data if sp.issparse(X) else X
-    if not np.all(np.isfinite(data)):
-        raise ValueError("X contains NaN or infinite values: impute or drop them before FALS")
-    big = float(np.abs(data).max()) if data.size else 0.0
-    if big > _F32_MAX:
-        raise ValueError(f"X has values up to {big:.3g}, beyond float32's range (3.4e38) in which FALS "
-                         "computes: rescale X (e.g. divide by its largest value)")
-    return X if dtype is None else X.astype(dtype, copy=False)
+def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps a float X's own (transform only selects columns)
+    "X as a float32 ndarray or CSR through `mlxplain.checks.check_X`; data that is not numbers is a TypeError."
+    try: return check_X(X, dtype=(np.float64, np.float32) if dtype is None else dtype)
+    except ValueError as e:   # text, dates, complex values: the wrong type of data
+        if "real numbers" in str(e) and "Complex" not in str(e): raise TypeError(str(e)) from None
+        raise
 
 # %% ../nbs/10_fals.ipynb #3af16141-s2
 def _check_Y(Y, n):
-    "Y as a dense float32 N×C 0/1 array; clear errors for label lists, no labels, wrong rows, non-0/1 Y."
-    if Y is None:
-        raise ValueError("FALS requires y to be passed, "
-                         "but the target y is None: give the N×C label matrix Y")
-    if sp.issparse(Y): Y = Y.toarray()
-    else:
-        try: Y = np.asarray(Y)
-        except ValueError:
-            raise ValueError(f"Y has rows of different lengths (label lists?): {_BINARIZE}") from None
-        if Y.dtype == object: raise ValueError(f"Y holds Python objects (label lists or sets?): {_BINARIZE}")
-    if Y.ndim == 1: Y = Y[:, None]
-    if Y.ndim != 2: raise ValueError(f"Y must be 2-D (N, C), got shape {Y.shape}")
-    if Y.shape[0] != n:
-        raise ValueError(f"X has {n} rows but Y has {Y.shape[0]}: they must describe the same instances")
-    if Y.shape[1] == 0: raise ValueError(f"Y has no label columns (shape {Y.shape}): give at least one label")
-    if not np.isin(Y, (0, 1)).all(): raise ValueError(f"Y must be binary (0/1); {_BINARIZE}")
-    return Y.astype(np.float32)
+    "Y as a dense float32 N×C 0/1 array through `mlxplain.checks.check_Y` (label lists: MultiLabelBinarizer)."
+    return check_Y(Y, n).toarray().astype(np.float32)
 
 # %% ../nbs/10_fals.ipynb #3af16141-s3
 def _check_random_state(random_state):
@@ -520,6 +479,17 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
     return hist
 
 # %% ../nbs/10_fals.ipynb #0c11fc05
+def _renamed(deprecated, score_subsample):  # deprecated: FALS's extra keywords; score_subsample: the new one
+    "score_subsample, or the value given under its old name `score_samples` (with a FutureWarning)."
+    deprecated = dict(deprecated)
+    if "score_samples" in deprecated:
+        warnings.warn("FALS's parameter score_samples is renamed score_subsample (scikit-learn calls a method "
+                      "score_samples); the old name will be removed", FutureWarning, stacklevel=3)
+        score_subsample = deprecated.pop("score_samples")
+    if deprecated:
+        raise TypeError(f"FALS() got an unexpected keyword argument {next(iter(deprecated))!r}")
+    return score_subsample
+
 class FALS(_LabelSelector):
     """Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and variants).
     Inputs are scaled by default (`scale=True`): on scene, raw FALS was no better than random features
@@ -540,19 +510,32 @@ class FALS(_LabelSelector):
                  dropout=0.0,          # dropout after the hidden layer (the 'Dropout' variant)
                  ig_steps=50,          # integration steps m for attribution='ig'
                  # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
-                 score_samples=None,
+                 score_subsample=None,
                  # True: standardise dense X (divide a CSR X by each feature's max |x|, no centring)
                  # inside fit, so scores do not depend on feature units; False: raw X, as in the paper
                  scale=True,
                  device="cpu",         # 'cpu', 'cuda' or 'cuda:0' (error if CUDA is missing)
                  n_threads=None,       # torch threads in fit; None: 1 below 2**22 weights, else min(4, cores)
                  random_state=None,    # seed: same seed, same scores
+                 **deprecated,         # score_samples: the old name of score_subsample (FutureWarning)
                 ):
         self.k, self.variant, self.attribution, self.hidden = k, variant, attribution, hidden
         self.epochs, self.batch_size, self.lr = epochs, batch_size, lr
         self.weight_decay, self.dropout = weight_decay, dropout
-        self.ig_steps, self.score_samples, self.scale = ig_steps, score_samples, scale
+        score_subsample = _renamed(deprecated, score_subsample)
+        self.ig_steps, self.score_subsample, self.scale = ig_steps, score_subsample, scale
         self.device, self.n_threads, self.random_state = device, n_threads, random_state
+
+    def set_params(self, **params):
+        "scikit-learn's `set_params`; the old name `score_samples` still sets `score_subsample` (with a warning)."
+        if "score_samples" in params:
+            params["score_subsample"] = _renamed({"score_samples": params.pop("score_samples")}, None)
+        return super().set_params(**params)
+
+# scikit-learn reads the parameters from the signature: the old keyword is accepted, never advertised
+_init = inspect.signature(FALS.__init__)
+FALS.__init__.__signature__ = _init.replace(
+    parameters=[p for p in _init.parameters.values() if p.kind is not p.VAR_KEYWORD])
 
 # %% ../nbs/10_fals.ipynb #0c11fc05-s1
 @patch
@@ -578,9 +561,9 @@ def _validate(self: FALS, N, D):
             raise ValueError(f"{name}={v!r}: must be {what}")
     if not isinstance(self.scale, (bool, np.bool_)):
         raise ValueError(f"scale={self.scale!r}: must be True or False")
-    ss, n = self.score_samples, N
+    ss, n = self.score_subsample, N
     if ss is not None:
-        msg = f"score_samples={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
+        msg = f"score_subsample={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
         if isinstance(ss, (bool, np.bool_)): raise ValueError(msg)
         if isinstance(ss, (int, np.integer)): n = int(ss)
         elif isinstance(ss, (float, np.floating)) and 0 < ss <= 1: n = math.ceil(ss * N)
@@ -662,7 +645,7 @@ def _fit_scores(self: FALS, X, Y, N, n_score, seed, dev):
     power = 1 if self.variant in ("fils", "fims") else 2
     Xs = X
     # unbiased estimate of Eq. 12 from a seeded random subset of the instances
-    if self.score_samples is not None:
+    if self.score_subsample is not None:
         Xs = X[np.sort(np.random.default_rng(seed).choice(N, n_score, replace=False))]
     if self.variant == "falsb": S = block_scores(model, Xs, power, dev)
     elif self.attribution == "gradient": S = tlp_scores(model, Xs, power, dev)
@@ -815,7 +798,7 @@ class LassoSelector(_PerLabelSelector):
         return np.abs(lr.fit(X, y).coef_[0])
 
 # %% ../nbs/10_fals.ipynb #214ffa65
-class LIFT(ClassifierMixin, BaseEstimator):
+class LIFT(MultiLabelClassifierMixin, TransformerMixin, BaseEstimator):
     "LIFT (Zhang & Wu 2014): k-means per label on positives and negatives; features: distances to 2m centres."
     def __init__(self,
                  ratio=0.1,        # m = ⌈ratio · min(#positives, #negatives)⌉ clusters per side
@@ -832,8 +815,9 @@ class LIFT(ClassifierMixin, BaseEstimator):
         from sklearn.cluster import KMeans
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
-        if not 0 < self.ratio <= 1: raise ValueError(f"ratio={self.ratio!r}: must be in (0, 1]")
-        self.n_features_in_, self.centers_ = X.shape[1], []
+        check_float("ratio", self.ratio, 0, 1, closed="right")
+        check_int("max_iter", self.max_iter, 1)
+        self.n_features_in_, self.n_labels_, self.centers_ = X.shape[1], Y.shape[1], []
         for c in range(Y.shape[1]):
             pos = Y[:, c] == 1
             m = math.ceil(self.ratio * min(pos.sum(), (~pos).sum()))
@@ -848,10 +832,26 @@ class LIFT(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/10_fals.ipynb #214ffa65-s1
 @patch
-def transform(self: LIFT, X, label):
-    "Label `label`'s LIFT features: Euclidean distances of X to its 2m centres."
+def _lift_X(self: LIFT, X, attr):  # attr: the fitted attribute the caller needs
+    "Fitted? (NotFittedError otherwise) — then X validated, with the training width."
+    check_is_fitted(self, attr)
+    X = _check_X(X)
+    if X.shape[1] != self.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but LIFT is expecting {self.n_features_in_} features "
+                         "as input (the D it was fitted on)")
+    return X
+
+@patch
+def transform(self: LIFT, X,
+              label=None):  # a label index; None: every label's features side by side, label 0 first
+    "Label `label`'s LIFT features: Euclidean distances of X to its 2m centres (none for a constant label)."
     from sklearn.metrics import euclidean_distances
-    return euclidean_distances(_check_X(X), self.centers_[label])
+    X = self._lift_X(X, "centers_")
+    if label is not None:
+        c = check_int("label", label, 0, len(self.centers_) - 1)
+        cen = self.centers_[c]
+        return np.zeros((X.shape[0], 0)) if cen is None else euclidean_distances(X, cen)
+    return np.hstack([self.transform(X, c) for c in range(len(self.centers_))])
 
 @patch
 def fit(self: LIFT, X, Y):
@@ -871,8 +871,7 @@ def fit(self: LIFT, X, Y):
 @patch
 def predict_proba(self: LIFT, X):
     "N×C scores P(y_c = 1 | x)."
-    check_is_fitted(self, "estimators_")
-    X = _check_X(X)
+    X = self._lift_X(X, "estimators_")
     out = []
     for c, m in enumerate(self.estimators_):
         if isinstance(m, int):

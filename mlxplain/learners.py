@@ -11,24 +11,18 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
+from .checks import check_X, check_Y, check_n_jobs
 
 # %% auto #0
-__all__ = ['BinaryRelevance', 'LabelSpecificBR']
+__all__ = ['MultiLabelClassifierMixin', 'BinaryRelevance', 'LabelSpecificBR']
 
 # %% ../nbs/02_learners.ipynb #9852867c
+_FLOATS = (np.float64, np.float32)   # X keeps either float type (scikit-learn's learners do too)
+
 def _check_XY(X, Y):
-    "Validate X (dense or CSR, no NaN) and Y (binary N×C, dense or sparse); returns X, Y as CSC int8."
-    if not (sp.issparse(X) or isinstance(X, np.ndarray)): X = np.asarray(X)
-    if X.ndim != 2: raise ValueError(f"X must be 2-D (N, D), got shape {X.shape}")
-    data = X.data if sp.issparse(X) else X
-    if not np.all(np.isfinite(data)):
-        raise ValueError("X contains NaN or infinite values: impute or drop them first")
-    Y = sp.csc_matrix(Y) if sp.issparse(Y) else sp.csc_matrix(np.asarray(Y).reshape(len(Y), -1))
-    if Y.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: "
-                         "they must describe the same instances")
-    if Y.nnz and not np.isin(Y.data, (0, 1)).all(): raise ValueError("Y must be binary (0/1)")
-    return X, Y.astype(np.int8)
+    "X (finite, 2-D; float ndarray or CSR) and Y (binary N×C) through `mlxplain.checks`; Y as CSC int8."
+    X = check_X(X, dtype=_FLOATS)
+    return X, check_Y(Y, X.shape[0]).tocsc()
 
 def _fit_one(est, X, y, cols):
     "Fit one label's classifier; a constant label gets its constant instead of a model."
@@ -47,8 +41,35 @@ def _score_one(m, X, cols):
     p = m.predict_proba(X)
     return p[:, list(m.classes_).index(1)]
 
+# %% ../nbs/02_learners.ipynb #0d14a0a1
+class MultiLabelClassifierMixin(ClassifierMixin):
+    "scikit-learn tags of a multi-label classifier (sparse X, required multi-column Y) and `score`."
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.classifier_tags.multi_label = True
+        return tags
+
+    @property
+    def classes_(self):
+        "The classes of every label column, [0, 1] each: scikit-learn's multi-output convention (scorers read it)."
+        if not hasattr(self, "n_labels_"):
+            raise AttributeError(f"{type(self).__name__} has no classes_ before fit")
+        return [np.array([0, 1])] * self.n_labels_
+
+    def score(self, X, Y, sample_weight=None):
+        "Subset accuracy: the fraction of rows whose predicted label set equals the true one exactly."
+        from sklearn.metrics import accuracy_score
+        X = check_X(X)
+        Yc = check_Y(Y, X.shape[0], n_labels=getattr(self, "n_labels_", None))
+        P = self.predict(X)
+        P = P.toarray() if sp.issparse(P) else np.asarray(P)
+        return float(accuracy_score(Yc.toarray(), P.reshape(Yc.shape), sample_weight=sample_weight))
+
 # %% ../nbs/02_learners.ipynb #3c3a36c9
-class BinaryRelevance(ClassifierMixin, BaseEstimator):
+class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     "One binary classifier per label; `predict_proba` gives the N×C score matrix."
     def __init__(self,
                  # scikit-learn classifier with predict_proba (default: DecisionTreeClassifier)
@@ -62,7 +83,7 @@ class BinaryRelevance(ClassifierMixin, BaseEstimator):
     def fit(self, X, Y):
         "Train one classifier per label column of Y."
         X, Y = _check_XY(X, Y)
-        if sp.issparse(X): X = sp.csr_matrix(X)
+        check_n_jobs(self.n_jobs)
         self.n_features_in_, self.n_labels_ = X.shape[1], Y.shape[1]
         est = self.estimator if self.estimator is not None else DecisionTreeClassifier(random_state=0)
         self.feature_sets_ = self._feature_sets(Y.shape[1])
@@ -74,9 +95,7 @@ class BinaryRelevance(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         "N×C matrix of scores P(y_j = 1 | x)."
         check_is_fitted(self, "estimators_")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
-        if sp.issparse(X): X = sp.csr_matrix(X)
+        X = check_X(X, n_features=self.n_features_in_, dtype=_FLOATS, estimator=self)
         cols = Parallel(n_jobs=self.n_jobs)(delayed(_score_one)(m, X, f)
                                              for m, f in zip(self.estimators_, self.feature_sets_))
         return np.column_stack(cols)
@@ -119,13 +138,18 @@ class LabelSpecificBR(BinaryRelevance):
         "Validated per-label feature index arrays (None: all features)."
         sets = self.feature_sets if self.selector is None else _selected_sets(self.selector_, C)
         if sets is None: return [None] * C
-        fs = [np.asarray(f, dtype=int) for f in sets]
+        if isinstance(sets, (str, bytes)) or not hasattr(sets, "__len__"):
+            raise TypeError(f"feature_sets={sets!r}: give one index array per label (a list of C arrays)")
+        fs = [np.asarray(f) for f in sets]
         if len(fs) != C:
             raise ValueError(f"feature_sets has {len(fs)} entries but Y has {C} labels: "
                              "give one index array per label")
         for j, f in enumerate(fs):
             if f.size == 0:
                 raise ValueError(f"feature_sets[{j}] is empty: every label needs at least one feature")
+            if f.dtype.kind not in "iu" or f.ndim != 1:
+                raise TypeError(f"feature_sets[{j}] has dtype {f.dtype} and shape {f.shape}: give a 1-D array "
+                                "of integer feature indices")
             if f.min() < 0 or f.max() >= self.n_features_in_:
                 raise ValueError(f"feature_sets[{j}] has indices outside [0, {self.n_features_in_})")
-        return fs
+        return [f.astype(np.intp) for f in fs]

@@ -4,7 +4,7 @@
 
 # %% ../nbs/30_prakel.ipynb #70934eee
 from __future__ import annotations
-import functools, math, numbers, time
+import functools, hashlib, math, numbers, time
 from pathlib import Path
 from types import SimpleNamespace
 from fastcore.basics import patch
@@ -16,9 +16,9 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import Ridge, RidgeClassifier, LogisticRegression
 from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_X, check_Y
+from .checks import check_X, check_Y, check_int, check_float, check_n_jobs, check_random_state
+from .learners import MultiLabelClassifierMixin
 from .metrics import LOSSES, hamming_loss, f1_loss, ranking_loss, subset_zero_one_loss, composite_loss
 
 # %% auto #0
@@ -29,7 +29,16 @@ __all__ = ['weighted_hamming', 'resolve_loss', 'labelset_patterns', 'encode_labe
 # %% ../nbs/30_prakel.ipynb #86b65715
 def weighted_hamming(w):  # w: (K,) non-negative label weights (normalised to sum 1, the paper's convention)
     "Weighted Hamming loss $L_{H,w}(y,\\hat y)=\\sum_l w_l[\\hat y_l\\ne y_l]$ as a per-instance cost."
-    return functools.partial(hamming_loss, weights=np.asarray(w, dtype=float), average=False)
+    try: w = np.asarray(w, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"w={w!r}: the label weights must be a 1-D array of numbers") from None
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"w has shape {w.shape}: the label weights must be a non-empty 1-D array (K,)")
+    if not np.isfinite(w).all():
+        raise ValueError(f"w has {int((~np.isfinite(w)).sum())} NaN or infinite entries: label weights must "
+                         "be finite numbers >= 0")
+    if (w < 0).any(): raise ValueError(f"w has negative entries (smallest {w.min():.3g}): label weights must be non-negative")
+    return functools.partial(hamming_loss, weights=w, average=False)
 
 _ALIASES = {"rank": "ranking", "subset_zero_one": "subset", "zero_one": "subset", "0/1": "subset"}
 
@@ -329,12 +338,21 @@ class CostRegressionClassifier(BaseEstimator):
                 ):
         self.regressor, self.one_sided, self.max_iter = regressor, one_sided, max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True    # X goes through `check_X`, which keeps CSR
+        tags.target_tags.required = True
+        return tags
+
     def fit(self, X, C):  # X: (N, d) dense or CSR; C: (N, R) cost of each class for each instance
         "Fit one regressor of the class costs (multi-output)."
-        C = np.asarray(C, dtype=float)
-        if C.ndim != 2 or C.shape[0] != X.shape[0]:
+        X = check_X(X, dtype=(np.float64, np.float32))
+        if C is None: raise ValueError("C is None: the estimator requires a (N, n_classes) cost matrix C")
+        C = check_X(C, name="C", accept_sparse=False)   # finite, 2-D: one cost per class and instance
+        if C.shape[0] != X.shape[0]:
             raise ValueError(f"C must be a (N, n_classes) cost matrix with N={X.shape[0]} rows, "
                              f"got {C.shape}")
+        self.n_features_in_ = X.shape[1]
         reg0 = clone(self.regressor) if self.regressor is not None else Ridge(alpha=1.0)
         def fit(T):
             r = clone(reg0).fit(X, T)
@@ -346,6 +364,7 @@ class CostRegressionClassifier(BaseEstimator):
     def predict_costs(self, X):
         "Estimated cost of each class, (N, R)."
         check_is_fitted(self, "regressor_")
+        X = check_X(X, dtype=(np.float64, np.float32), n_features=self.n_features_in_, estimator=self)
         return np.asarray(self.regressor_.predict(X)).reshape(X.shape[0], self.n_classes_)
 
     def predict(self, X):
@@ -525,9 +544,9 @@ def simple_weight(cost, idx, F_prev, S, h,
     return float(alphas[best]), float(obj[best])
 
 # %% ../nbs/30_prakel.ipynb #17e7bb34
-def _check_X(X, n_features=None):  # n_features: the width seen in fit (predict), None in fit
+def _check_X(X, n_features=None, estimator=None):  # n_features, estimator: the width seen in fit, its owner
     "X as a finite float64 ndarray or CSR (`mlxplain.checks.check_X`)."
-    return check_X(X, n_features=n_features)
+    return check_X(X, n_features=n_features, estimator=estimator)
 
 def _check_Y(Y, N):
     "Y as a dense (N, K) int8 0/1 matrix (`mlxplain.checks.check_Y`); this chapter wants it 2-D."
@@ -536,6 +555,23 @@ def _check_Y(Y, N):
         raise ValueError(f"Y must be a 2-D (N, K) binary label matrix, got shape {np.shape(Y)}: "
                          "for one label pass Y.reshape(-1, 1)")
     return C.toarray()
+
+def _label_weights(name, W, *shapes):  # name: the parameter; W: its value; shapes: (shape, its symbol) pairs
+    "W as a float array of one of `shapes`, finite and >= 0; else a TypeError/ValueError naming `name`."
+    want = " or ".join(f"{sym}={shape}" for shape, sym in shapes)
+    shapes = [shape for shape, _ in shapes]
+    try: A = np.asarray(W, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers of shape {want}; got {type(W).__name__}") from None
+    if A.shape not in shapes:
+        raise ValueError(f"{name} has shape {A.shape} but shape {want} is needed (one weight per label)")
+    if not np.isfinite(A).all():
+        raise ValueError(f"{name} has {int((~np.isfinite(A)).sum())} NaN or infinite entries: label weights "
+                         "must be finite")
+    if (A < 0).any():
+        raise ValueError(f"{name} has {int((A < 0).sum())} negative entries (smallest {A.min():.3g}): label "
+                         "weights must be non-negative")
+    return A
 
 def _example_costs(costs, loss, Y):
     "Cost c(idx, P) -> (n,) for training instances: from the loss, a weight matrix or a user callable."
@@ -547,13 +583,7 @@ def _example_costs(costs, loss, Y):
     elif callable(costs):
         c = lambda idx, P: _call_cost(lambda _, Q: costs(idx, Q), None, P)
     else:
-        W = np.asarray(costs, dtype=float)
-        if W.shape != (N, K) or (W < 0).any():
-            raise ValueError(f"costs must be None, a callable costs(idx, P) -> (n,), "
-                             f"or an (N, K)={N, K} array of non-negative label weights; got shape {W.shape}")
-        if not np.isfinite(W).all():
-            bad = int((~np.isfinite(W)).sum())
-            raise ValueError(f"costs has {bad} NaN or infinite entries: label weights must be finite")
+        W = _label_weights("costs", costs, ((N, K), "(N, K)"))
         # example-dependent weighted Hamming: instance n's own label weights, as given (not normalised)
         c = DecomposedCost(Y, "hamming", W)
     c(np.arange(min(N, 2)), Y[:min(N, 2)])   # fail early on a wrong output shape
@@ -629,7 +659,7 @@ def value(self: _Reference):
     return self.cost.value(self.sums.T)
 
 # %% ../nbs/30_prakel.ipynb #10193258
-class PRAkEL(BaseEstimator):
+class PRAkEL(MultiLabelClassifierMixin, BaseEstimator):
     "Progressive random k-labelsets: RAkEL whose sub-problems carry the cost, for any example-based cost."
     def __init__(self,
                  # loss name (hamming, f1, ranking, subset, composite, …) or callable c(Y, P) -> (n,)
@@ -666,6 +696,8 @@ class PRAkEL(BaseEstimator):
         P = self.sw_grid
         if isinstance(P, bool) or not isinstance(P, numbers.Integral) or P < 1:
             raise ValueError(f"sw_grid={P!r}: the grid {{1/P, ..., 1}} needs an integer P >= 1")
+        if self.reference == "oos": check_int("cv", self.cv, 2, Y.shape[0])   # folds need rows to split
+        check_n_jobs(self.n_jobs)
         return k, M
 
 # %% ../nbs/30_prakel.ipynb #38ba8477
@@ -751,10 +783,7 @@ def fit(self: PRAkEL, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) bi
 def _check_predict_X(self: PRAkEL, X):
     "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR of the training width."
     check_is_fitted(self, "estimators_")
-    X = _check_X(X)
-    if X.shape[1] != self.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
-    return X
+    return _check_X(X, self.n_features_in_, self)
 
 @patch
 def _votes(self: PRAkEL, X):  # X: validated by _check_predict_X
@@ -825,7 +854,7 @@ def _disjoint_labelsets(K, k, rng):
     return [np.sort(perm[i:i + k]) for i in range(0, K, k)]
 
 # %% ../nbs/30_prakel.ipynb #477730e1
-class RAkEL(BaseEstimator):
+class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     "Random k-labelsets: a label-powerset classifier per labelset, majority vote (disjoint or overlapping)."
     def __init__(self,
                  k=3,                  # labelset size
@@ -847,6 +876,7 @@ class RAkEL(BaseEstimator):
         Y = _check_Y(Y, X.shape[0])
         N, K = Y.shape
         k = _check_k(self.k, K)
+        check_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
         if self.mode == "disjoint": sets = _disjoint_labelsets(K, k, rng)
         elif self.mode == "overlapping":
@@ -867,7 +897,7 @@ class RAkEL(BaseEstimator):
 def decision_function(self: RAkEL, X):
     "Votes in [-1, 1]: mean of ±1 over the labelsets containing each label (0 where none)."
     check_is_fitted(self, "estimators_")
-    X = _check_X(X)
+    X = _check_X(X, self.n_features_in_, self)
     F = np.zeros((X.shape[0], self.n_labels_))
     cnt = np.zeros(self.n_labels_)
     for est, S in zip(self.estimators_, self.labelsets_):
@@ -910,12 +940,9 @@ def _set_costs(self: CSRAkEL, costs, Y):
     if self.instance_weight not in ("relevant", "labelset"):
         raise ValueError(f"instance_weight={self.instance_weight!r}: "
                          "use 'relevant' (the paper's CS-RAkEL) or 'labelset'")
-    W = costs if costs is not None else (np.ones(K) if self.weights is None else self.weights)
-    W = (np.broadcast_to(np.asarray(W, dtype=float), (N, K)) if np.ndim(W) == 1
-         else np.asarray(W, dtype=float))
-    if W.shape != (N, K) or (W < 0).any() or not np.isfinite(W).all():
-        raise ValueError(f"weights must be (K,)=({K},) or costs (N, K)=({N}, {K}) "
-                         f"non-negative label weights, got {W.shape}")
+    if costs is not None: W = _label_weights("costs", costs, ((N, K), "(N, K)"), ((K,), "(K,)"))
+    else: W = np.ones(K) if self.weights is None else _label_weights("weights", self.weights, ((K,), "(K,)"))
+    W = np.broadcast_to(W, (N, K)) if W.ndim == 1 else W
     self.W_ = W
     if self.instance_weight == "relevant":
         # the misclassification costs of the instance's relevant labels
@@ -926,27 +953,55 @@ def _set_costs(self: CSRAkEL, costs, Y):
         self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)
 
 # %% ../nbs/30_prakel.ipynb #3f5edd9e
-class MLkNN(BaseEstimator):
+def _check_knn(est, X, N):  # est: an ML-kNN; X: validated features; N: training rows
+    "(k, s) of an ML-kNN, validated, and X checked for squared distances that overflow float64."
+    _check_rows(N)
+    k = check_int("k", est.k, 1, N - 1)
+    s = check_float("s", est.s, 0, None, closed="neither")
+    _check_distances(X)
+    return k, s
+
+def _check_rows(N):
+    "A neighbour needs a second training point."
+    if N < 2: raise ValueError(f"X has {N} sample(s): ML-kNN needs at least 2 (a point and its neighbours)")
+
+def _check_distances(X, name="X"):  # X: validated float array or CSR
+    "Raise unless the squared Euclidean distances between rows of X stay finite in float64."
+    big = float(abs(X).max()) if X.shape[0] else 0.0
+    lim = math.sqrt(np.finfo(np.float64).max / (4 * X.shape[1]))
+    if big > lim:
+        raise ValueError(f"{name} has values up to {big:.3g}: squared distances between rows overflow float64 "
+                         f"beyond |x| = {lim:.3g}; rescale {name} (e.g. with StandardScaler)")
+
+class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     "ML-kNN (Zhang & Zhou 2007) from scikit-multilearn-ng, in this chapter's API (dense int8 predictions)."
-    def __init__(self, k=10, s=1.0): self.k, self.s = k, s
+    def __init__(self,
+                 k=10,     # number of neighbours, in [1, N-1]
+                 s=1.0,    # Laplace smoothing, > 0
+                ):
+        self.k, self.s = k, s
 
     def fit(self, X, Y, costs=None):  # costs: ignored (not cost-sensitive)
         "Fit scikit-multilearn-ng's MLkNN."
         from skmultilearn.adapt import MLkNN as _SkMLkNN
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
-        self.model_ = _SkMLkNN(k=self.k, s=self.s).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
+        k, s = _check_knn(self, X, X.shape[0])
+        self.model_ = _SkMLkNN(k=k, s=s).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
+        self.n_features_in_, self.n_labels_ = X.shape[1], Y.shape[1]
         return self
 
     def predict(self, X):
         "Binary predictions (N, K)."
         check_is_fitted(self, "model_")
-        return np.asarray(self.model_.predict(sp.csr_matrix(_check_X(X))).todense(), dtype=np.int8)
+        X = _check_X(X, self.n_features_in_, self)
+        _check_distances(X)
+        return np.asarray(self.model_.predict(sp.csr_matrix(X)).todense(), dtype=np.int8)
 
 def _sigmoid(z): return 0.5 * (1 + np.tanh(0.5 * z))
 
 # %% ../nbs/30_prakel.ipynb #88bc6655
-class EPCC(BaseEstimator):
+class EPCC(MultiLabelClassifierMixin, BaseEstimator):
     "Ensemble of probabilistic classifier chains with logistic regression and loss-aware sampling inference."
     def __init__(self,
                  # inference loss: "hamming" (Bayes-optimal marginals) or any loss/callable (sampling rule)
@@ -966,43 +1021,74 @@ class EPCC(BaseEstimator):
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
         self._loss = resolve_loss(self.loss)
+        n_chains = check_int("n_chains", self.n_chains, 1)
+        check_int("n_samples", self.n_samples, 1)
+        check_int("n_candidates", self.n_candidates, 1)
         rng = check_random_state(self.random_state)
         const = Y.min(0) == Y.max(0)
         self.free_, self.const_values_ = np.flatnonzero(~const), Y[0].copy()
         base = self.base_estimator if self.base_estimator is not None else LogisticRegression(max_iter=1000)
         self.chains_ = []
         if len(self.free_):
-            for t in range(self.n_chains):
+            for t in range(n_chains):
                 cc = ClassifierChain(base, order="random", random_state=rng.randint(2**31 - 1))
                 self.chains_.append(cc.fit(X, Y[:, self.free_]))
+        # the seed of the sampling: each row's draws come from (seed_, the row's values), never the batch
+        self.seed_ = int(rng.randint(2**31 - 1))
         self.n_labels_, self.n_features_in_ = Y.shape[1], X.shape[1]
         return self
 
 # %% ../nbs/30_prakel.ipynb #4c6e3e1d
+def _row_uniforms(X, i, seed, shape):  # X: validated float array or CSR; i: a row; seed: int >= 0
+    "Uniform draws of `shape` for row i of X from a stream keyed by the seed and the row's non-zeros alone."
+    if sp.issparse(X):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        idx, val = X.indices[a:b], X.data[a:b]
+        nz = val != 0
+        idx, val = idx[nz], val[nz]
+    else:
+        idx = np.flatnonzero(X[i])
+        val = X[i, idx]
+    # a dense row and its CSR copy give the same key
+    h = hashlib.blake2b(idx.astype(np.int64).tobytes() + val.astype(np.float64).tobytes(), digest_size=8)
+    return np.random.default_rng([seed, int.from_bytes(h.digest(), "little")]).random(shape)
+
+def _chain_draws(cc, X, U):  # cc: a fitted ClassifierChain; X: (n, d); U: (n, s, Kf) uniforms of its samples
+    "Ancestral sampling through one chain: (n, s, Kf) label draws in label (not chain) order."
+    n, s, Kf = U.shape
+    d = X.shape[1]
+    Z = np.zeros((n, s, Kf), dtype=np.float64)
+    for j, est in enumerate(cc.estimators_):
+        w = est.coef_.ravel()
+        pos = list(est.classes_).index(1)
+        z = ((np.asarray(X @ w[:d]).ravel() + est.intercept_[0])[:, None]
+             + (Z[:, :, :j] @ w[d:d + j] if j else 0))
+        Z[:, :, j] = U[:, :, j] < _sigmoid(z if pos == 1 else -z)
+    lab = np.empty_like(Z)
+    lab[:, :, np.asarray(cc.order_)] = Z                             # chain order → label positions
+    return lab
+
 @patch
-def sample(self: EPCC, X, n_samples=None, random_state=None):
+def sample(self: EPCC, X,
+           n_samples=None,      # draws per row (None: the constructor's n_samples)
+           random_state=None):  # int seed of the draws (None: the seed drawn in fit, `seed_`)
     "Draw label vectors from the chains: (N, n_samples, K) int8 (pooled over the chains)."
     check_is_fitted(self, "chains_")
-    X = _check_X(X)
-    rng = np.random.default_rng(self.random_state if random_state is None else random_state)
-    n_samples = n_samples or self.n_samples
-    N, d = X.shape
-    out = np.repeat(self.const_values_[None, None], N, 0).repeat(n_samples, 1)
+    X = _check_X(X, self.n_features_in_, self)
+    S = check_int("n_samples", self.n_samples if n_samples is None else n_samples, 1)
+    seed = self.seed_ if random_state is None else check_int("random_state", random_state, 0)
+    N = X.shape[0]
+    out = np.repeat(self.const_values_[None, None], N, 0).repeat(S, 1)
     if not self.chains_: return out
-    per = np.array_split(np.arange(n_samples), len(self.chains_))
-    for cc, cols in zip(self.chains_, per):
-        Kf = len(self.free_)
-        Z = np.zeros((N, len(cols), Kf), dtype=np.float64)
-        for j, est in enumerate(cc.estimators_):
-            w = est.coef_.ravel()
-            pos = list(est.classes_).index(1)
-            s = ((np.asarray(X @ w[:d]).ravel() + est.intercept_[0])[:, None]
-                 + (Z[:, :, :j] @ w[d:d + j] if j else 0))
-            p = _sigmoid(s if pos == 1 else -s)
-            Z[:, :, j] = rng.random((N, len(cols))) < p
-        lab = np.empty_like(Z)
-        lab[:, :, np.asarray(cc.order_)] = Z                             # chain order → label positions
-        out[:, cols[0]:cols[-1] + 1][:, :, self.free_] = lab.astype(np.int8)
+    Kf = len(self.free_)
+    per = np.array_split(np.arange(S), len(self.chains_))
+    step = max(1, (1 << 21) // (S * Kf))    # rows per block: at most 2^21 uniforms (16 MB) at once
+    for a in range(0, N, step):
+        rows = np.arange(a, min(N, a + step))
+        U = np.stack([_row_uniforms(X, i, seed, (S, Kf)) for i in rows])
+        Xb = X[rows]
+        for cc, cols in zip(self.chains_, per):
+            if len(cols): out[a:a + len(rows), cols[0]:cols[-1] + 1, self.free_] = _chain_draws(cc, Xb, U[:, cols])
     return out
 
 @patch
@@ -1039,7 +1125,7 @@ def _loo_neighbours(nn, X, k):  # nn: NearestNeighbors fitted on X; k neighbours
     keep[~own.any(1), -1] = False   # point not listed (duplicates at distance 0): drop the farthest hit
     return ind[keep].reshape(len(ind), k)
 
-class FaithfulMLkNN(BaseEstimator):
+class FaithfulMLkNN(MultiLabelClassifierMixin, BaseEstimator):
     "ML-kNN as published (Zhang & Zhou 2007): a training point is never counted as its own neighbour."
     def __init__(self,
                  k=10,     # number of neighbours
@@ -1052,10 +1138,13 @@ class FaithfulMLkNN(BaseEstimator):
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
         N, K = Y.shape
+        _check_rows(N)
         if isinstance(self.k, bool) or not isinstance(self.k, numbers.Integral) or not 1 <= self.k < N:
             raise ValueError(f"k={self.k!r}: the number of neighbours must be an integer in [1, N-1={N - 1}]")
         if not (isinstance(self.s, numbers.Real) and self.s > 0):
             raise ValueError(f"s={self.s!r}: the smoothing must be a number > 0")
+        if not np.isfinite(self.s): raise ValueError(f"s={self.s!r}: the smoothing must be a finite number > 0")
+        _check_distances(X)
         k, s = int(self.k), float(self.s)
         self.nn_ = NearestNeighbors(n_neighbors=k).fit(X)
         C = Y[_loo_neighbours(self.nn_, X, k)].sum(1, dtype=np.int64)     # (N, K) labelled neighbours
@@ -1065,7 +1154,7 @@ class FaithfulMLkNN(BaseEstimator):
         self.prior_ = (s + Y.sum(0)) / (2 * s + N)                         # P(H_1^l)
         self.likelihood1_ = (s + c1) / (s * (k + 1) + c1.sum(1, keepdims=True))   # P(E_j^l | H_1^l)
         self.likelihood0_ = (s + c0) / (s * (k + 1) + c0.sum(1, keepdims=True))   # P(E_j^l | H_0^l)
-        self.Y_, self.n_features_in_ = Y, X.shape[1]
+        self.Y_, self.n_features_in_, self.n_labels_, self.sparse_fit_ = Y, X.shape[1], K, sp.issparse(X)
         return self
 
 # %% ../nbs/30_prakel.ipynb #8cf2ab9f
@@ -1073,9 +1162,9 @@ class FaithfulMLkNN(BaseEstimator):
 def _joint(self: FaithfulMLkNN, X):
     "P(H_b) P(E_C | H_b) for b = 1 and b = 0, each (n, K), from the k nearest training points of X."
     check_is_fitted(self, "nn_")
-    X = _check_X(X)
-    if X.shape[1] != self.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}")
+    X = _check_X(X, self.n_features_in_, self)
+    _check_distances(X)
+    if sp.issparse(X) and not self.sparse_fit_: X = X.toarray()   # a tree index takes dense queries only
     C = self.Y_[self.nn_.kneighbors(X, return_distance=False)].sum(1, dtype=np.int64)
     lab = np.arange(self.Y_.shape[1])
     return self.prior_ * self.likelihood1_[lab, C], (1 - self.prior_) * self.likelihood0_[lab, C]

@@ -125,8 +125,8 @@ def test_check_X_shape_limits(n, d, sparse):
     if n >= 2 and d >= 1:
         assert check_X(X, min_samples=2).shape == (n, d)
     else:
-        with pytest.raises(ValueError, match=r"X has \d+ (samples|features)"):
+        with pytest.raises(ValueError, match=r"X has \d+ (samples|feature)"):
             check_X(X, min_samples=2)
     if n >= 1 and d >= 1:
-        with pytest.raises(ValueError, match=f"X has {d} features but {d + 1} are expected"):
+        with pytest.raises(ValueError, match=f"X has {d} features, but the estimator is expecting {d + 1} features"):
             check_X(X, n_features=d + 1)

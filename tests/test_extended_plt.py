@@ -83,7 +83,7 @@ def test_evaluation_equals_foundation_metrics(model, data):
         assert got[(k, "nDCG@k")] == pytest.approx(ndcg_at_k(Yte, S, k), abs=1e-12)
         assert got[(k, "PSDCG@k")] == pytest.approx(psdcg_at_k(Yte, S, k, q), abs=1e-12)
     # napkinXC-style label lists give the same P@k through the foundation
-    assert got[(1, "P@k")] == pytest.approx(precision_at_k(Yte, model.predict(Xn, 1), 1), abs=1e-12)
+    assert got[(1, "P@k")] == pytest.approx(precision_at_k(Yte, model.predict_ranked(Xn, 1), 1), abs=1e-12)
 
 
 def test_evaluation_repeats_and_ci(model, data):
@@ -213,7 +213,7 @@ def test_worst_case_budget(model, data):
     z, pb, pa = worst_case_perturbation(model, x, 0.3)
     assert np.linalg.norm((z - x).toarray()) == pytest.approx(0.3, rel=1e-3) and pa <= pb + 1e-6
     # started from a Gaussian draw, the attack spends exactly its norm and never ends above its probability
-    lab = model.predict(x, 1)[0][0]
+    lab = model.predict_ranked(x, 1)[0][0]
     for seed in range(5):
         e = np.random.default_rng(seed).standard_normal(x.nnz) * 0.1
         zg = x.copy(); zg.data = zg.data + e.astype(np.float32)
@@ -237,7 +237,7 @@ def test_bad_input(model, data):
     with pytest.raises(ValueError, match="0 samples"): model.predict(Xte[:0])
     with pytest.raises(ValueError, match="no positive labels"): ExtendedPLT().fit(Xtr, sp.csr_matrix(Ytr.shape))
     with pytest.raises(TypeError, match="CSR"): model.predict(Xte.toarray().tolist())
-    with pytest.raises(ValueError, match="30 are expected"): model.predict(Xte[:, :10])
+    with pytest.raises(ValueError, match="ExtendedPLT is expecting 30 features"): model.predict(Xte[:, :10])
     with pytest.raises(ValueError, match="norm=False"): ExtendedPLT(norm=False).fit(Xtr, Ytr)
     with pytest.raises(ValueError, match="not fitted"): ExtendedPLT().predict_proba(Xte)
     with pytest.raises(ValueError, match="noise"): add_noise(Xte, 0.1, noise="uniform")
@@ -340,12 +340,12 @@ def test_default_top_k_works_with_fewer_than_five_labels():
     "top_k=None (the default) means min(5, n_labels): a 3-label model predicts its 3 labels, ranked."
     ds, _ = make_label_specific(n_samples=120, n_features=8, n_labels=3, sparse=True, random_state=0)
     m = ExtendedPLT(seed=0).fit(ds.X, ds.Y)
-    P = m.predict(ds.X[:4])
+    P = m.predict_ranked(ds.X[:4])
     assert [sorted(r) for r in P] == [[0, 1, 2]] * 4
     pr = m.predict_proba(ds.X[:4])
     assert all(len(r) == 3 and [p for _, p in r] == sorted((p for _, p in r), reverse=True) for r in pr)
     assert m.predict(ds.X[:4], as_csr=True).sum() == 12
-    assert len(m.predict(ds.X[:1], 2)[0]) == 2
+    assert len(m.predict_ranked(ds.X[:1], 2)[0]) == 2
     with pytest.raises(ValueError, match="exceeds the number of labels"): m.predict(ds.X[:4], top_k=5)
 
 
