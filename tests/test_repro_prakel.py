@@ -130,10 +130,15 @@ def test_committed_runs_reproduce(need_data):
     both = _split0_emotions_new_and_committed()
     same = both[~both["method"].isin(_EPCC)]
     assert len(same) > 50
-    # to rounding, not bit for bit: the committed values may come from another CPU's BLAS kernels
-    np.testing.assert_allclose(same["value_new"], same["value_old"], rtol=0, atol=1e-12,
-                               err_msg="the committed tables no longer describe the code: rerun "
-                                       "`mlxplain reproduce prakel` (and commit nbs/results/prakel)")
+    # To rounding, not bit for bit: the committed values may come from another CPU's kernels. Other kernels can also
+    # tip a near-tie (a score at the threshold, two grid points with one validation loss): measured under numpy and
+    # OpenBLAS without AVX2, one row of 67 moved by 0.0045. So one row may move, by at most 0.01; a change of the code
+    # moves more (PRAkEL's costs left unshifted: 4 rows).
+    moved = (same["value_new"] - same["value_old"]).abs()
+    off = same[moved > 1e-12].assign(moved=moved)
+    assert len(off) <= 1 and (off["moved"] <= 0.01).all(), (
+        "the committed tables no longer describe the code: rerun `mlxplain reproduce prakel` (and commit "
+        "nbs/results/prakel)\n" + off[["kind", "method", "loss", "value_old", "value_new"]].to_string())
 
 
 @pytest.mark.xfail(strict=True, reason="EPCC's committed rows were computed when one random stream served a whole "
