@@ -597,7 +597,8 @@ def _entries(name):
         close = difflib.get_close_matches(str(name), names, n=5, cutoff=0.5) or \
                 difflib.get_close_matches(str(name).lower(), [n.lower() for n in names], n=5, cutoff=0.5)
         hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
-        raise ValueError(f"unknown data set {name!r}; {hint}registry() lists all {len(names)} names")
+        raise ValueError(f"unknown data set {name!r}; {hint}`mlxplain datasets` (or mlxplain.data.registry()) "
+                         f"lists all {len(names)} names")
     return [e for e in _REGISTRY if e["name"] == canon]
 
 # %% ../nbs/00_data.ipynb #fb022982

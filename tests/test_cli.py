@@ -23,7 +23,7 @@ def test_datasets_lists_registry_and_availability(tmp_path):
 def test_fetch_unknown_name_is_a_clear_error(tmp_path):
     r = run("fetch", "no-such-dataset", "--data-home", str(tmp_path))
     assert r.returncode == 2
-    assert "no-such-dataset" in r.stderr
+    assert "no-such-dataset" in r.stderr and "`mlxplain datasets`" in r.stderr   # the command that lists them
 
 def test_fetch_staged(data_home):
     r = run("fetch", "emotions", "--data-home", str(data_home))
