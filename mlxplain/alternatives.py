@@ -76,13 +76,41 @@ def _check_X(X, name="X"):  # (m, n) array, DataFrame or sparse matrix
 _SEED = 25
 def _seed(random_state): return _SEED if random_state is None else random_state
 
+def _constant_columns(X) -> np.ndarray:  # X: (m, n) dense or sparse
+    "Indices of the columns of X that hold one value in every row."
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        return np.flatnonzero(X.max(axis=0).toarray().ravel() == X.min(axis=0).toarray().ravel())
+    X = np.asarray(X)
+    return np.flatnonzero((X == X[:1]).all(axis=0))
+
+def _zero_constant(q, X, what: str) -> np.ndarray:
+    "`q` with the constant columns of X set to 0, and a warning naming them (scikit-learn's MI gives them > 0)."
+    const = _constant_columns(X)
+    if const.size:
+        shown = const[:10].tolist() + (["..."] if const.size > 10 else [])
+        warnings.warn(f"{const.size} constant feature(s) {shown}: a constant carries no information, so their "
+                      f"{what} is set to 0 (drop them to silence this)", UserWarning, stacklevel=3)
+        q = np.array(q, dtype=float)
+        q[const] = 0.0
+    return q
+
+def _refuse_constant_y(y):
+    "A target with one class carries no information to select for: ValueError naming `y`."
+    u = np.unique(np.asarray(y))
+    if len(u) < 2:
+        raise ValueError(f"y is constant (every one of its {len(y)} labels is {u[0].item()!r}): feature qualities "
+                         "need at least two classes; pass a target that varies")
+
 def _mi_target(X, y, random_state=None, estimator="regression"):
-    "Raw feature–target MI: 'regression' (as alfese: continuous target) or 'classif' (target as classes)."
+    "Raw feature–target MI: 'regression' (as alfese: continuous target) or 'classif'; constant features get 0."
     if estimator not in ("regression", "classif"):
         raise ValueError(f"mi_estimator={estimator!r}: use 'regression' (as alfese) or 'classif'")
+    _refuse_constant_y(y)
     f = mutual_info_regression if estimator == "regression" else mutual_info_classif
     y = np.asarray(y, dtype=float) if estimator == "regression" else y
-    return f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+    q = f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+    return _zero_constant(q, X, "mutual information with y")
 
 def mi_qualities(X, y, random_state=None,
                  estimator="regression") -> np.ndarray:  # X: (m, n); y: (m,) class labels
@@ -92,8 +120,10 @@ def mi_qualities(X, y, random_state=None,
 
 def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels
     "Impurity importances of a decision tree with entropy splits (the paper's Model Gain), sum 1."
-    return (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
-            .fit(X, y).feature_importances_.astype(float))
+    _refuse_constant_y(y)
+    q = (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
+         .fit(X, y).feature_importances_.astype(float))
+    return _zero_constant(q, X, "importance")  # a tree never splits on a constant: already 0, but warned
 
 # %% ../nbs/40_alternatives.ipynb #6b36b4c7
 def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
@@ -102,6 +132,8 @@ def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
     R = np.vstack([mutual_info_regression(X, X[:, j], random_state=_seed(random_state))
                    for j in range(X.shape[1])])
     np.fill_diagonal(R, 0.0)
+    const = _constant_columns(X)  # no information shared with a constant (the estimator's noise says > 0)
+    R[const, :], R[:, const] = 0.0, 0.0
     return R
 
 def _mrmr_data(X, y, random_state=None, estimator="regression"):
@@ -977,6 +1009,7 @@ def _check_y(y, n_rows=None):  # y: (m,) class labels, numbers or strings; n_row
     if n_rows is not None and len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries: they must describe the same rows")
     if y.dtype.kind in "biuf": check_X(y.reshape(-1, 1), name="y")  # NaN / inf, with the first bad row
+    _refuse_constant_y(y)
     return y
 
 # %% ../nbs/40_alternatives.ipynb #aa59bd2d
@@ -997,6 +1030,8 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
                  must_select=None,  # features every set must contain
                  must_not_select=None,  # features no set may contain
+                 # identical columns: 'report' (warn, keep all, `duplicate_groups_`) or 'merge' (one per group)
+                 duplicates: str = "report",
                  # CP-SAT: decimals kept relative to the largest coefficient (None: largest safe, <= 9)
                  precision: int | None = None,
                  max_iters: int = 1000,  # Greedy Wrapper: maximum solver calls
@@ -1065,6 +1100,8 @@ def _validate_search(self: AlternativeFeatureSelector, n: int):
     tl = self.time_limit
     if tl is not None and (isinstance(tl, bool) or not isinstance(tl, number) or not 0 < tl < math.inf):
         raise ValueError(f"time_limit={tl!r}: seconds per set in (0, inf), or None (the paper's 60 s)")
+    if self.duplicates not in _DUPLICATES:
+        raise ValueError(f"duplicates={self.duplicates!r}: use one of {_DUPLICATES}")
     ua = self.use_alternative
     if isinstance(ua, bool) or not isinstance(ua, (int, np.integer)) or not 0 <= ua <= a:
         raise ValueError(f"use_alternative={ua!r}: must be an integer in [0, n_alternatives={a}]")
@@ -1091,7 +1128,42 @@ def _validate(self: AlternativeFeatureSelector, X, y):
     if (len(must) or len(must_not)) and self.method != "solver":
         raise ValueError("must_select / must_not_select need method='solver' "
                          "(the heuristics cannot take constraints)")
+    must_not = self._handle_duplicates(X, must, must_not)
     return X, y, n, kind, must, must_not
+
+# %% ../nbs/40_alternatives.ipynb #dupcode28
+_DUPLICATES = ("report", "merge")
+
+def _duplicate_groups(X) -> list:  # X: (m, n) dense or sparse
+    "Groups (sorted index lists, size >= 2) of identical columns of X."
+    if X is None: return []
+    if sp.issparse(X):
+        C = sp.csc_matrix(X, copy=True)
+        C.eliminate_zeros()
+        C.sort_indices()
+        keys = [(C.indices[C.indptr[j]:C.indptr[j + 1]].tobytes(),
+                 (C.data[C.indptr[j]:C.indptr[j + 1]] + 0.0).tobytes()) for j in range(C.shape[1])]
+    else:  # + 0.0: -0.0 and 0.0 are the same value
+        keys = [col.tobytes() for col in np.ascontiguousarray(np.asarray(X, dtype=float).T + 0.0)]
+    groups = {}
+    for j, key in enumerate(keys): groups.setdefault(key, []).append(j)
+    return sorted(g for g in groups.values() if len(g) > 1)
+
+@patch
+def _handle_duplicates(self: AlternativeFeatureSelector, X, must, must_not):
+    "Find identical columns (`duplicate_groups_`), warn, and with duplicates='merge' exclude all but one per group."
+    self.duplicate_groups_ = _duplicate_groups(X)
+    if not self.duplicate_groups_: return must_not
+    merge = self.duplicates == "merge"
+    out = [j for g in self.duplicate_groups_
+           for j in (g[1:] if not np.isin(g, must).any() else np.setdiff1d(g, must).tolist())] if merge else []
+    shown = self.duplicate_groups_[:5]
+    warnings.warn(f"{len(self.duplicate_groups_)} group(s) of identical columns {shown}"
+                  f"{'...' if len(self.duplicate_groups_) > 5 else ''}: "
+                  + (f"merged (one per group selectable, {len(out)} columns excluded)" if merge else
+                     "each counts as its own feature, so alternatives may be copies; duplicates='merge' keeps "
+                     "one per group"), UserWarning, stacklevel=4)
+    return np.union1d(must_not, np.asarray(out, dtype=int)).astype(int)
 
 # %% ../nbs/40_alternatives.ipynb #2cb8ba7a
 @patch
@@ -1194,13 +1266,16 @@ def _append(self: AlternativeFeatureSelector, s, q, st, dt):
 def _run_heuristic(self: AlternativeFeatureSelector, tl):
     "Greedy Replacement, Balancing or Depth Search on the univariate qualities."
     fn, self.search_ = _HEURISTICS[self.method]
-    q, a = self.problem_["q"], self.n_alternatives
+    a = self.n_alternatives
+    keep = np.setdiff1d(np.arange(self.n_features_in_), self._must_not)  # merged duplicates excluded
+    q = self.problem_["q"][keep]
     t0 = time.perf_counter()
     if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
         sets, sts = fn(q, self.k, a, self.tau, time_limit=tl * (a + 1), return_statuses=True)
     else:
         sets = fn(q, self.k, a, self.tau)
         sts = ["feasible" if s is not None else "not solved" for s in sets]
+    sets = [None if s is None else keep[s] for s in sets]
     dt = (time.perf_counter() - t0) / len(sets)
     for s, st in zip(sets, sts): self._append(s, self.set_quality(s), st, dt)
 

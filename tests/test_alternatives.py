@@ -915,3 +915,74 @@ def test_shared_validators_messages(bc):
         AlternativeFeatureSelector().fit(X, y[:-1])
     with pytest.raises(ValueError, match="y is None"):
         alt._check_y(None)
+
+
+# --- degenerate inputs (issue 28) ---
+def _with_constants():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:300, :8].copy()
+    X[:, 2], X[:, 5] = 3.0, 0.0  # two constant columns
+    return X, y[:300]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_constant_features_get_zero_quality_with_a_warning(sparse):
+    import scipy.sparse as sps
+    X, y = _with_constants()
+    Xs = sps.csr_matrix(X) if sparse else X
+    with pytest.warns(UserWarning, match=r"2 constant feature\(s\) \[2, 5\]"):
+        q = alt.mi_qualities(Xs, y, 0)
+    assert q[2] == 0 and q[5] == 0 and q.sum() == pytest.approx(1.0) and (np.delete(q, [2, 5]) > 0).all()
+    with pytest.warns(UserWarning, match="constant feature"):
+        rel, R = alt._mrmr_data(X, y, 0)
+    assert rel[[2, 5]].tolist() == [0, 0] and not R[[2, 5]].any() and not R[:, [2, 5]].any()
+    with pytest.warns(UserWarning, match="constant feature"):
+        g = alt.model_gain_qualities(X, y, 0)
+    assert g[[2, 5]].tolist() == [0, 0]
+    # all-constant X: quality 0 and a warning, never a confident "1.0" (scikit-learn alone gives each column > 0)
+    Xc = np.tile([1.0, 2.0, 3.0, 4.0], (60, 1))
+    with pytest.warns(UserWarning, match="constant feature"):
+        sel = AlternativeFeatureSelector(k=2, n_alternatives=1, random_state=0).fit(Xc, y[:60])
+    assert sel.qualities_ == [0.0, 0.0]
+
+
+def test_constant_y_is_refused_naming_y(bc):
+    X, y = bc
+    for f in (lambda: AlternativeFeatureSelector().fit(X, np.ones(len(y))),
+              lambda: AlternativeFeatureSelector(objective="mrmr").fit(X, np.full(len(y), "a")),
+              lambda: AlternativeFeatureSelector().estimate_problem(X, np.zeros(len(y))),
+              lambda: alt.mi_qualities(X, np.ones(len(y))), lambda: alt.model_gain_qualities(X, np.ones(len(y)))):
+        with pytest.raises(ValueError, match="y is constant"):
+            f()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_duplicate_columns_are_reported_or_merged(sparse):
+    import scipy.sparse as sps
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:300], y[:300]
+    best = int(np.argmax(alt.mi_qualities(X, y, 0)))
+    Xd = np.c_[X, X[:, best], -0.0 * X[:, 0]]  # a copy of the best feature (and a column of -0.0 = 0)
+    Xd[:, 0] = 0.0  # ... duplicated by column 31
+    Xd = sps.csr_matrix(Xd) if sparse else Xd
+    kw = dict(k=3, n_alternatives=2, tau=0.5, random_state=0)
+    with pytest.warns(UserWarning, match="identical columns"):
+        rep = AlternativeFeatureSelector(**kw).fit(Xd, y)
+    assert rep.duplicate_groups_ == [[0, 31], [best, 30]]
+    # reported, not changed: the copy is used as a feature of its own (an alternative holds the copy)
+    if not sparse: assert any(30 in s for s in rep.feature_sets_)  # (sparse X: discrete MI, another best)
+    with pytest.warns(UserWarning, match="merged"):
+        mer = AlternativeFeatureSelector(**kw, duplicates="merge").fit(Xd, y)
+    used = set(np.concatenate(mer.feature_sets_).tolist())
+    assert 30 not in used and 31 not in used
+    ref = AlternativeFeatureSelector(**kw).fit(Xd[:, :30], y)  # the same search without the copies
+    assert [s.tolist() for s in mer.feature_sets_] == [s.tolist() for s in ref.feature_sets_]
+    # a copy in must_select is the one kept; heuristics see the merged features too
+    with pytest.warns(UserWarning, match="merged"):
+        ms = AlternativeFeatureSelector(**kw, duplicates="merge", must_select=[30]).fit(Xd, y)
+    assert all(30 in s and best not in s for s in ms.feature_sets_)
+    with pytest.warns(UserWarning, match="merged"):
+        hb = AlternativeFeatureSelector(**kw, duplicates="merge", method="greedy_balancing").fit(Xd, y)
+    assert not {30, 31} & set(np.concatenate(hb.feature_sets_).tolist())
+    with pytest.raises(ValueError, match="duplicates='drop'"):
+        AlternativeFeatureSelector(duplicates="drop").fit(X, y)
