@@ -195,6 +195,9 @@ class SolverOptions:
     nodes: int = 200_000_000  # max-min walk: clique-search nodes at most
     nodes_disjoint: int = 5_000_000  # partition search (tau = 1): nodes at most
     time_share: float = 0.8  # share of the time limit the max-min searches use before CP-SAT gets the rest
+    # feasibility pre-check (shared by the aggregations): seconds at most, and at most this share of the limit
+    precheck_time: float = 1.0
+    precheck_share: float = 0.1
 
 # %% ../nbs/40_alternatives.ipynb #7ee9912b
 def _search_budget(options: SolverOptions) -> dict:
@@ -810,6 +813,17 @@ def _resolve_formulation(formulation: str, solver: str) -> str:
     if formulation != "auto": return formulation
     return "fast" if solver == "cpsat" else "paper"
 
+# %% ../nbs/40_alternatives.ipynb #feas28
+def _feasibility(nf, k, tau, n_sets, time_limit, random_state, options):
+    """Do `n_sets` sets of `k` of `nf` features, pairwise overlap <= max_overlap(k, tau), exist at all?
+    The count relaxation with all qualities 0, realised: ('infeasible' | 'feasible' | 'unknown', seconds)."""
+    t0 = time.perf_counter()
+    limit = options.precheck_time
+    if time_limit is not None: limit = min(limit, options.precheck_share * time_limit * n_sets)
+    _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, max(limit, 1e-3),
+                                     int(random_state or 0) % (2**31), options.count_rounds)
+    return {"infeasible": "infeasible", "optimal": "feasible"}.get(status, "unknown"), time.perf_counter() - t0
+
 # %% ../nbs/40_alternatives.ipynb #74a8b322
 def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precision, random_state, options):
     """The exact searches of the fast formulation: (result or None, time left per set, their seconds, upper
@@ -861,11 +875,17 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     if preselect and kind == "linear":
         feats = _preselect(problem["q"], (n_sets + len(fixed_sets)) * k, must, must_not)
     t_pre, min_ub, incumbent = 0.0, None, None
-    if (formulation == "fast" and kind == "linear" and n_sets > 1 and not len(fixed_sets) and not len(must)
-            and not return_model and ov < k):
-        done, time_limit, t_pre, min_ub, incumbent = _shortcuts(problem, feats, k, tau, n_sets, aggregation,
-                                                                time_limit, precision, random_state, options)
-        if done is not None: return done
+    joint = (formulation == "fast" and n_sets > 1 and not len(fixed_sets) and not len(must) and not return_model
+             and ov < k)
+    if joint and kind in ("linear", "mrmr") and not (kind == "linear" and aggregation == "sum"):
+        feasible, t_pre = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+        if feasible == "infeasible": return [None] * n_sets, "infeasible", t_pre
+        if time_limit is not None: time_limit = max(0.01, time_limit - t_pre / n_sets)
+    if joint and kind == "linear":
+        done, time_limit, t_short, min_ub, incumbent = _shortcuts(problem, feats, k, tau, n_sets, aggregation,
+                                                                  time_limit, precision, random_state, options)
+        if done is not None: return done[0], done[1], done[2] + t_pre
+        t_pre += t_short
     out = _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
                        time_limit, precision, random_state, n_jobs, options, min_ub, return_model)
     if return_model: return out

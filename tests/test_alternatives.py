@@ -986,3 +986,40 @@ def test_duplicate_columns_are_reported_or_merged(sparse):
     assert not {30, 31} & set(np.concatenate(hb.feature_sets_).tolist())
     with pytest.raises(ValueError, match="duplicates='drop'"):
         AlternativeFeatureSelector(duplicates="drop").fit(X, y)
+
+
+# --- feasibility pre-check shared by the aggregations (issue 28) ---
+def _exists(nf, k, ov, n_sets):
+    "Brute force: are there n_sets k-subsets of range(nf) with pairwise overlap <= ov?"
+    subs = [set(c) for c in itertools.combinations(range(nf), k)]
+    def rec(chosen, start):
+        if len(chosen) == n_sets: return True
+        return any(rec(chosen + [s], i + 1) for i, s in enumerate(subs[start:], start)
+                   if all(len(s & c) <= ov for c in chosen))
+    return rec([], 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(nf=st.integers(3, 7), k=st.integers(1, 3), tau=st.sampled_from([0.34, 0.5, 0.67, 1.0]), n_sets=st.integers(2, 5))
+def test_feasibility_precheck_equals_brute_force(nf, k, tau, n_sets):
+    if k > nf or alt.max_overlap(k, tau) >= k: return
+    status, _ = alt._feasibility(nf, k, tau, n_sets, None, 0, alt.SolverOptions())
+    assert status == ("feasible" if _exists(nf, k, alt.max_overlap(k, tau), n_sets) else "infeasible")
+
+
+def test_min_aggregation_infeasibility_proven_by_the_shared_precheck(bc, monkeypatch):
+    X, y = bc
+    p = {"kind": "linear", "q": alt.mi_qualities(X, y, 0), "n": 30}
+    rel, R = alt._mrmr_data(X[:300, :12], y[:300], 0)
+    mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 12}
+    cases = [(p, 10, 0.8, 7), (mr, 5, 0.8, 5)]
+    statuses = {(id(q), agg): alt.solve_alternatives(q, k, tau, n, (), agg, "cpsat", "fast", 10.0)[1]
+                for q, k, tau, n in cases for agg in ("sum", "min")}
+    assert set(statuses.values()) == {"infeasible"}
+    def boom(*a, **kw): raise AssertionError("the pre-check should have proven infeasibility")
+    monkeypatch.setattr(alt, "_solve_max_min", boom)  # min: neither the walk nor the model runs
+    monkeypatch.setattr(alt, "_solve_model", boom)
+    for q, k, tau, n in cases:
+        t0 = time.perf_counter()
+        sets, status, _ = alt.solve_alternatives(q, k, tau, n, (), "min", "cpsat", "fast", 10.0)
+        assert status == "infeasible" and sets == [None] * n and time.perf_counter() - t0 < 2.0
