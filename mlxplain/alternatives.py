@@ -192,12 +192,16 @@ class SolverOptions:
     int_max: int = _CPSAT_INT_MAX
     count_rounds: int = 20  # count relaxation: unrealisable count vectors cut off before the full model runs
     candidates: int = 20_000  # max-min walk: candidate sets at most
+    walk_start: int = 16  # max-min walk: candidates per feature before CP-SAT is first tried (then x4 per round)
     nodes: int = 200_000_000  # max-min walk: clique-search nodes at most
     nodes_disjoint: int = 5_000_000  # partition search (tau = 1): nodes at most
     time_share: float = 0.8  # share of the time limit the max-min searches use before CP-SAT gets the rest
     # feasibility pre-check (shared by the aggregations): seconds at most, and at most this share of the limit
     precheck_time: float = 1.0
     precheck_share: float = 0.1
+    # sequential step walk: seconds at least, else this share of the last CP-SAT solve's time
+    walk_min_time: float = 0.0005
+    walk_share: float = 0.25
 
 # %% ../nbs/40_alternatives.ipynb #7ee9912b
 def _search_budget(options: SolverOptions) -> dict:
@@ -253,10 +257,14 @@ def cpsat_error_bound(problem: dict, k: int, n_sets: int = 1, aggregation: str =
     return per_set if (aggregation == "min" and n_sets > 1) else n_sets * per_set
 
 # %% ../nbs/40_alternatives.ipynb #59bd14d2
+class _CpModel(cp_model.CpModel):
+    "OR-Tools' CpModel without the per-instance camelCase aliases (pure start-up cost; snake_case names kept)."
+    def _add_pre_pep8_methods(self): pass
+
 class _CpSatModel:
     "Thin CP-SAT adaptor: real coefficients x enter as round(x * 10**precision / qmax)."
     def __init__(self, precision=9, time_limit=None, random_state=None, n_jobs=1, qmax=1.0, params=()):
-        self.m, self.scale, self.time_limit = cp_model.CpModel(), 10 ** precision / qmax, time_limit
+        self.m, self.scale, self.time_limit = _CpModel(), 10 ** precision / qmax, time_limit
         self.seed, self.n_jobs = int(random_state or 0) % (2**31), n_jobs
         self.fixed, self.extra, self.params = [], {}, tuple(params)
     def c(self, x): return int(round(float(x) * self.scale))
@@ -348,7 +356,7 @@ def _one_worker(seed, time_limit=None):
 # %% ../nbs/40_alternatives.ipynb #d46f87c5
 def _counts_relaxation(q, k, n_sets, ov, precision=None, int_max=_CPSAT_INT_MAX):
     "CP-SAT model of the count relaxation for sum-aggregation (q non-increasing): x[j][v] = [c_j = v]."
-    m, n = cp_model.CpModel(), len(q)
+    m, n = _CpModel(), len(q)
     L = _int_multiplier("linear", k, n, n_sets, "sum", "fast", counts=True)
     scale = 10 ** _cpsat_precision(L, precision, int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
     cq = [int(round(float(x) * scale)) for x in q]
@@ -377,7 +385,7 @@ def _cut_histogram(m, x, c, n_sets):
 # %% ../nbs/40_alternatives.ipynb #c87d1ade
 def _realize_counts(c, k, n_sets, ov, time_limit, seed):
     "Find n_sets sets of size k, feature j in exactly c[j] of them, pairwise overlap <= ov (or None)."
-    m, n = cp_model.CpModel(), len(c)
+    m, n = _CpModel(), len(c)
     S = [[m.new_bool_var(f"s{l}_{j}") for j in range(n)] for l in range(n_sets)]
     for l in range(n_sets): m.add(sum(S[l]) == k)
     for j in range(n): m.add(sum(S[l][j] for l in range(n_sets)) == int(c[j]))
@@ -558,6 +566,59 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     return best_groups, "optimal", best
 
 # %% ../nbs/40_alternatives.ipynb #a98f1aed
+class _MaxMinWalk:
+    """The candidate walk of the max-min search as a resumable search: `run(max_cands)` walks on until
+    `max_cands` candidates in all were examined, and a later call continues where it stopped."""
+    def __init__(self, c, k, ov, n_sets, max_nodes):
+        self.gen, self.ov, self.n_sets, self.max_nodes = _top_subsets(c, k), ov, n_sets, max_nodes
+        self.groups, self.cands, self.N, self.peek, self.pending, self.ub, self.done = {}, [], [], None, None, None, None
+    def _clique(self, P, r, deadline):  # r pairwise compatible sets in bitmask P; N[v]: earlier sets, each clique once
+        self.nodes += 1
+        if self.nodes > self.max_nodes: raise _GiveUp("gave up")
+        if deadline is not None and self.nodes % 2048 == 0 and time.perf_counter() > deadline:
+            raise _GiveUp("gave up")
+        if r == 0: return []
+        while P.bit_count() >= r:
+            v = P.bit_length() - 1
+            P ^= 1 << v
+            res = self._clique(P & self.N[v], r - 1, deadline)
+            if res is not None: return res + [v]
+        return None
+    def _found(self, i, res, v):
+        self.done = [self.cands[j] for j in [i] + res], "optimal", v
+        return self.done
+    def run(self, max_cands, deadline=None):
+        "(index tuples, 'optimal' | 'infeasible' | 'gave up', upper bound on the optimum)."
+        if self.done is not None: return self.done
+        self.nodes = 0  # the node budget holds per call
+        try:
+            if self.pending is not None:  # a candidate whose clique search a budget cut short: search it again
+                res = self._clique(self.N[self.pending], self.n_sets - 1, deadline)
+                if res is not None: return self._found(self.pending, res, self.ub)
+                self.pending = None
+            while True:
+                if self.peek is None:
+                    self.peek = next(self.gen, None)
+                    if self.peek is None:
+                        self.done = None, "infeasible", None
+                        return self.done
+                v, I = self.peek
+                self.ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
+                if len(self.cands) >= max_cands: return None, "gave up", v
+                self.peek, i = None, len(self.cands)
+                keys = list(itertools.combinations(I, self.ov + 1))  # two sets conflict iff they share ov+1
+                conf = 0
+                for U in keys: conf |= self.groups.get(U, 0)
+                for U in keys: self.groups[U] = self.groups.get(U, 0) | (1 << i)
+                self.cands.append(I)
+                self.N.append(((1 << i) - 1) & ~conf)
+                self.pending = i
+                res = self._clique(self.N[i], self.n_sets - 1, deadline)
+                self.pending = None
+                if res is not None: return self._found(i, res, v)
+        except _GiveUp as e:
+            return None, str(e), self.ub
+
 def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
     """Exact max-min simultaneous search for univariate qualities (ov < k): walk the k-subsets in
     non-increasing quality order; the first one that completes n_sets pairwise compatible sets
@@ -565,36 +626,7 @@ def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
     status 'optimal' | 'infeasible' | 'gave up' (budget or deadline); `ub` bounds the optimum from above.
     `budget`: give-up points overriding those of `SolverOptions()`."""
     B = {**_search_budget(SolverOptions()), **(budget or {})}
-    groups, cands, N, nodes, ub = {}, [], [], 0, None
-    def clique(P, r):  # r pairwise compatible sets in bitmask P; N[v] holds earlier sets: each clique once
-        nonlocal nodes
-        nodes += 1
-        if nodes > B["nodes"]: raise _GiveUp("gave up")
-        if deadline is not None and nodes % 2048 == 0 and time.perf_counter() > deadline:
-            raise _GiveUp("gave up")
-        if r == 0: return []
-        while P.bit_count() >= r:
-            v = P.bit_length() - 1
-            P ^= 1 << v
-            res = clique(P & N[v], r - 1)
-            if res is not None: return res + [v]
-        return None
-    try:
-        for i, (v, I) in enumerate(_top_subsets(c, k)):
-            ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
-            if i >= B["candidates"]: raise _GiveUp("gave up")
-            # two sets conflict iff they share an (ov+1)-subset
-            keys = list(itertools.combinations(I, ov + 1))
-            conf = 0
-            for U in keys: conf |= groups.get(U, 0)
-            for U in keys: groups[U] = groups.get(U, 0) | (1 << i)
-            cands.append(I)
-            N.append(((1 << i) - 1) & ~conf)
-            res = clique(N[i], n_sets - 1)
-            if res is not None: return [cands[j] for j in [i] + res], "optimal", v
-    except _GiveUp as e:
-        return None, str(e), ub
-    return None, "infeasible", None
+    return _MaxMinWalk(c, k, ov, n_sets, B["nodes"]).run(B["candidates"], deadline)
 
 # %% ../nbs/40_alternatives.ipynb #3d76642e
 def _set_variables(m, nf, n_sets, k, ov, must, fixed_sets, pos):
@@ -754,7 +786,7 @@ def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_
     return sets, status, secs
 
 # %% ../nbs/40_alternatives.ipynb #13d4f49e
-def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options):
+def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
     t0 = time.perf_counter()
@@ -769,7 +801,26 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
         incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
     else:
-        sets, status, min_ub = _solve_min_by_cliques(c_int, k, ov, n_sets, deadline, budget)
+        walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
+        cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
+        checked = False
+        while True:
+            sets, status, min_ub = walk.run(cands, deadline)
+            if status != "gave up" or cands >= budget["candidates"]: break
+            if deadline is not None and time.perf_counter() >= deadline: break
+            if not checked:  # the walk did not finish at once: is there any solution at all?
+                checked = True
+                feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+                if feasible == "infeasible":
+                    return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
+            # progress check: CP-SAT (with the walk's bound) for as long as the walk has run so far
+            spent = time.perf_counter() - t0
+            if deadline is not None: spent = min(spent, deadline - time.perf_counter())
+            got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
+                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options, min_ub)
+            if st_ == "optimal":
+                return got, "optimal", time.perf_counter() - t0, None, None
+            cands = min(budget["candidates"], cands * 4)
     secs = time.perf_counter() - t0
     if status != "gave up":
         sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
@@ -820,12 +871,13 @@ def _feasibility(nf, k, tau, n_sets, time_limit, random_state, options):
     t0 = time.perf_counter()
     limit = options.precheck_time
     if time_limit is not None: limit = min(limit, options.precheck_share * time_limit * n_sets)
-    _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, max(limit, 1e-3),
+    _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, limit,
                                      int(random_state or 0) % (2**31), options.count_rounds)
     return {"infeasible": "infeasible", "optimal": "feasible"}.get(status, "unknown"), time.perf_counter() - t0
 
 # %% ../nbs/40_alternatives.ipynb #74a8b322
-def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precision, random_state, options):
+def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precision, random_state, options,
+               n_jobs=1):
     """The exact searches of the fast formulation: (result or None, time left per set, their seconds, upper
     bound, incumbent). A result is final; otherwise the model gets the time left and what they proved."""
     ov, t_pre, min_ub, incumbent = max_overlap(k, tau), 0.0, None, None
@@ -836,7 +888,7 @@ def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precisio
     # (tau = 1 with fewer than n_sets * k features: infeasible, for the model to say)
     elif not (ov == 0 and n_sets * k > len(feats)):
         sets, status, t_pre, min_ub, incumbent = _solve_max_min(problem, feats, k, tau, n_sets, time_limit,
-                                                                 precision, options)
+                                                                 precision, options, random_state, n_jobs)
         if status != "gave up": return (sets, status, t_pre), time_limit, t_pre, None, None
     if time_limit is not None and t_pre: time_limit = max(0.01, time_limit - t_pre / n_sets)
     return None, time_limit, t_pre, min_ub, incumbent
@@ -877,13 +929,14 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     t_pre, min_ub, incumbent = 0.0, None, None
     joint = (formulation == "fast" and n_sets > 1 and not len(fixed_sets) and not len(must) and not return_model
              and ov < k)
-    if joint and kind in ("linear", "mrmr") and not (kind == "linear" and aggregation == "sum"):
+    if joint and kind == "mrmr":  # (univariate: inside the shortcuts)
         feasible, t_pre = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
         if feasible == "infeasible": return [None] * n_sets, "infeasible", t_pre
-        if time_limit is not None: time_limit = max(0.01, time_limit - t_pre / n_sets)
+        if time_limit is not None: time_limit = max(min(0.01, time_limit), time_limit - t_pre / n_sets)
     if joint and kind == "linear":
         done, time_limit, t_short, min_ub, incumbent = _shortcuts(problem, feats, k, tau, n_sets, aggregation,
-                                                                  time_limit, precision, random_state, options)
+                                                                  time_limit, precision, random_state, options,
+                                                                  n_jobs)
         if done is not None: return done[0], done[1], done[2] + t_pre
         t_pre += t_short
     out = _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
@@ -1264,6 +1317,7 @@ def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, pro
     self.formulation_ = _resolve_formulation(self.formulation, self.solver)
     self._Xy = (X, y) if kind == "wrapper" else None
     self.feature_sets_, self.qualities_, self.statuses_, self.times_ = [], [], [], []
+    self._seq = None  # the sequential search's one model, built at its first step
     tl = 60.0 if self.time_limit is None else self.time_limit
     if self.method != "solver": self._run_heuristic(tl)
     elif self.search == "sequential":
@@ -1317,6 +1371,101 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
         quals = [self.set_quality(s) for s in sets]
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
+# %% ../nbs/40_alternatives.ipynb #walkstep28
+class _StepWalk:
+    """The k-subsets of positions into `c` (non-increasing integers) in non-increasing sum, walked once over a
+    whole sequential search: a subset rejected at one step (it shares more than ov features with an earlier set)
+    stays rejected at every later step, so each step continues where the last one stopped."""
+    def __init__(self, c, k, ov):
+        self.gen, self.ov, self.masks = _top_subsets(c, k), ov, []
+    def add(self, positions):  # one more fixed set (positions of its features in `c`)
+        mask = sum(1 << t for t in positions)
+        if mask.bit_count() > self.ov: self.masks.append(mask)  # sharing <= ov features never conflicts
+    def next(self, max_cands, deadline):
+        "The best subset compatible with every fixed set: optimal; 'infeasible' when none is left; None: budget."
+        for i, (_, I) in enumerate(self.gen):
+            cand = 0
+            for t in I: cand |= 1 << t
+            if all((cand & F).bit_count() <= self.ov for F in self.masks): return I
+            if i >= max_cands or (i % 64 == 63 and time.perf_counter() > deadline): return None
+        return "infeasible"
+
+# %% ../nbs/40_alternatives.ipynb #seqcls28
+class _SequentialSearch:
+    "A whole sequential search: one walk over all steps, and one solver model (per pre-selection) for the rest."
+    def __init__(self, problem, k, tau, solver, formulation, time_limit, preselect, must, must_not, precision,
+                 random_state, n_jobs, options=None, n_total=1):
+        self.args = dict(problem=problem, k=k, tau=tau, solver=solver, formulation=formulation,
+                         time_limit=time_limit, preselect=preselect, must=np.asarray(must, dtype=int),
+                         must_not=np.asarray(must_not, dtype=int), precision=precision,
+                         random_state=random_state, n_jobs=n_jobs)
+        self.options = SolverOptions() if options is None else options
+        _check_solve_args(problem, k, tau, 1, "sum", solver, formulation, time_limit, self.options)
+        self.formulation = _resolve_formulation(formulation, solver)
+        self.ov, self.model, self.walk, self.infeasible_at = max_overlap(k, tau), None, None, None
+        self.last_solve = 0.0  # seconds of the last CP-SAT solve: the walk's time budget per step
+    def __getstate__(self): return {**self.__dict__, "model": None, "S": None, "walk": None}  # rebuilt when needed
+    def _start_walk(self, fixed_sets):
+        "The walk over every allowed feature, on the integers the CP-SAT model uses (same scale, same ties)."
+        a, p = self.args, self.args["problem"]
+        feats = np.setdiff1d(np.arange(p["n"]), a["must_not"])
+        prec = _cpsat_precision(_int_multiplier("linear", a["k"], len(feats), 1, "sum", self.formulation),
+                                a["precision"], self.options.int_max)
+        scale = 10 ** prec / _qmax(p, a["k"], feats)
+        self.order = feats[np.argsort(-p["q"][feats], kind="stable")]
+        self.where = {int(j): t for t, j in enumerate(self.order)}
+        self.walk, self.walked = _StepWalk([int(round(float(x) * scale)) for x in p["q"][self.order]],
+                                           a["k"], self.ov), 0
+    def _model_for(self, fixed_sets):
+        "The one-set model with every fixed set's constraint: built once (once per step with pre-selection)."
+        a, p = self.args, self.args["problem"]
+        need = len(fixed_sets) + 1
+        if self.model is None or (a["preselect"] and p["kind"] == "linear" and need != self.n_feats_for):
+            feats = np.setdiff1d(np.arange(p["n"]), a["must_not"])
+            if a["preselect"] and p["kind"] == "linear":  # the (l+1)k best features suffice at step l
+                feats = _preselect(p["q"], need * a["k"], a["must"], a["must_not"])
+            self.model, self.S, self.feats = _solve_model(
+                p, feats, a["k"], a["tau"], 1, (), a["must"], "sum", a["solver"], self.formulation,
+                a["time_limit"], a["precision"], a["random_state"], a["n_jobs"], self.options, return_model=True)
+            self.pos, self.added, self.hint, self.n_feats_for = {int(j): i for i, j in enumerate(self.feats)}, 0, \
+                None, need
+        m, s = self.model, self.S[0]
+        for F in fixed_sets[self.added:]:  # the new dissimilarity constraints
+            inF = [s[self.pos[int(j)]] for j in F if int(j) in self.pos]
+            if len(inF) > self.ov: m.add(m.sum(inF) <= self.ov)
+        self.added = len(fixed_sets)
+        return m, s
+    def step(self, fixed_sets):
+        "The best set that is an alternative to every set of `fixed_sets` (the sets found so far, in order)."
+        fixed_sets = [np.asarray(F, dtype=int) for F in fixed_sets]
+        if self.infeasible_at == len(fixed_sets): return [None], "infeasible", 0.0  # the same problem again
+        a, t0 = self.args, time.perf_counter()
+        if a["problem"]["kind"] == "linear" and not len(a["must"]) and a["solver"] == "cpsat":
+            if self.walk is None: self._start_walk([])
+            for F in fixed_sets[self.walked:]: self.walk.add([self.where[int(j)] for j in F if int(j) in self.where])
+            self.walked = len(fixed_sets)
+            I = self.walk.next(self.options.candidates, t0 + max(self.options.walk_min_time, self.options.walk_share * self.last_solve))
+            if I == "infeasible":
+                self.infeasible_at = len(fixed_sets)
+                return [None], "infeasible", time.perf_counter() - t0
+            if I is not None:
+                found = np.sort(self.order[list(I)])
+                self.hint_set = set(found.tolist())
+                return [found], "optimal", time.perf_counter() - t0
+        m, s = self._model_for(fixed_sets)
+        if getattr(self, "hint_set", None) is not None and isinstance(m, _CpSatModel):  # the previous solution
+            m.m.clear_hints()
+            for j, v in zip(self.feats, s): m.m.add_hint(v, int(int(j) in self.hint_set))
+        t1 = time.perf_counter()
+        status = m.solve()
+        secs, self.last_solve = time.perf_counter() - t0, time.perf_counter() - t1
+        if status not in ("optimal", "feasible"):
+            if status == "infeasible": self.infeasible_at = len(fixed_sets)
+            return [None], status, secs
+        found = self.feats[[i for i, v in enumerate(s) if m.val(v) > 0.5]]
+        self.hint_set = set(found.tolist())
+        return [found], status, secs
+
 # %% ../nbs/40_alternatives.ipynb #b9e595a4
 @patch
 def _step(self: AlternativeFeatureSelector, tl):
@@ -1329,9 +1478,11 @@ def _step(self: AlternativeFeatureSelector, tl):
             self._must_not, self._rs, self.n_jobs)
         self._append(sets[0], quals[0], st, dt)
     else:
-        sets, st, dt = solve_alternatives(
-            self.problem_, self.k, self.tau, 1, fixed, "sum", self.solver, self.formulation_, tl,
-            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        if getattr(self, "_seq", None) is None:
+            self._seq = _SequentialSearch(self.problem_, self.k, self.tau, self.solver, self.formulation_, tl,
+                                          self.preselect, self._must, self._must_not, self.precision, self._rs,
+                                          self.n_jobs, n_total=self.n_alternatives + 1)
+        sets, st, dt = self._seq.step(fixed)
         self._append(sets[0], self.set_quality(sets[0]), st, dt)
 
 @patch

@@ -1017,9 +1017,99 @@ def test_min_aggregation_infeasibility_proven_by_the_shared_precheck(bc, monkeyp
                 for q, k, tau, n in cases for agg in ("sum", "min")}
     assert set(statuses.values()) == {"infeasible"}
     def boom(*a, **kw): raise AssertionError("the pre-check should have proven infeasibility")
-    monkeypatch.setattr(alt, "_solve_max_min", boom)  # min: neither the walk nor the model runs
-    monkeypatch.setattr(alt, "_solve_model", boom)
+    monkeypatch.setattr(alt, "_solve_model", boom)  # min: the model never runs (the walk's first round may)
     for q, k, tau, n in cases:
         t0 = time.perf_counter()
         sets, status, _ = alt.solve_alternatives(q, k, tau, n, (), "min", "cpsat", "fast", 10.0)
         assert status == "infeasible" and sets == [None] * n and time.perf_counter() - t0 < 2.0
+
+
+# --- sequential search on one model, with the walk (issue 28) ---
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 9), k=st.integers(1, 4), a=st.integers(1, 6),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]), ties=st.booleans(), pre=st.booleans())
+def test_sequential_walk_and_reused_model_equal_brute_force(seed, n, k, a, tau, ties, pre):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 3, n).astype(float) if ties else rng.random(n)
+    p, ov = {"kind": "linear", "q": q, "n": n}, max_overlap(k, tau)
+    value, ok = (lambda F: float(q[F].sum())), (lambda F: True)
+    for cands in (20_000, 0):  # the walk answers, or (no candidates) the reused CP-SAT model with its hint does
+        ss = alt._SequentialSearch(p, k, tau, "cpsat", "fast", None, pre, (), (), None, 0, 1,
+                                   options=alt.SolverOptions(candidates=cands))
+        sets = []
+        for _ in range(a + 1):
+            (s,), status, _ = ss.step([F for F in sets if F is not None])
+            best = _brute_step(value, ok, n, k, ov, [F for F in sets if F is not None])
+            if best == -np.inf:
+                assert s is None and status == "infeasible"
+            else:
+                assert status == "optimal" and len(set(s.tolist())) == k and abs(best - value(list(s))) <= 1e-9
+            sets.append(s)
+
+
+def test_sequential_search_builds_one_model(bc, monkeypatch):
+    import pickle
+    X, y = bc
+    calls = []
+    orig = alt._solve_model
+    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: calls.append(1) or orig(*a, **kw))
+    rel, R = alt._mrmr_data(X[:200, :10], y[:200], 0)
+    mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 10}
+    sel = AlternativeFeatureSelector(objective="mrmr", k=3, n_alternatives=4, tau=0.5, random_state=0)
+    sel.fit(X[:200, :10], y[:200], problem=mr)
+    assert len(calls) == 1  # one model for five steps
+    ref = [None]
+    for i in range(5):  # each step is what a fresh model gives
+        fixed = [s for s in sel.feature_sets_[:i] if s is not None]
+        s, st_, _ = alt.solve_alternatives(mr, 3, 0.5, 1, fixed, "sum", "cpsat", "fast", None)
+        assert st_ == sel.statuses_[i] and mrmr_value(s[0], rel, R) == pytest.approx(sel.qualities_[i], abs=1e-9)
+    # a pickled selector continues the same search (model rebuilt with every set)
+    again = pickle.loads(pickle.dumps(sel))
+    assert np.array_equal(again.next_alternative(), sel.next_alternative())
+    # univariate qualities: the walk answers every step of this search, no model is built at all
+    calls.clear()
+    AlternativeFeatureSelector(k=5, n_alternatives=10, tau=0.4, random_state=0).fit(X, y, problem={"kind": "linear", "q": alt.mi_qualities(X, y, 0), "n": 30})
+    assert calls == []
+
+
+def test_sequential_infeasible_step_is_not_solved_again(monkeypatch):
+    q = np.linspace(1, 0.1, 12)
+    sel = AlternativeFeatureSelector(objective=q, k=5, n_alternatives=5, tau=1.0, random_state=0,
+                                     must_select=[0]).fit()  # must: no walk, CP-SAT proves step 1 infeasible
+    assert sel.statuses_ == ["optimal"] + ["infeasible"] * 5 and sel.times_[2:] == [0.0] * 4
+
+
+# --- the max-min walk: resumable, its budget by size and progress (issue 28) ---
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([(3, 0.34), (3, 0.67), (4, 0.5), (4, 0.75)]), st.integers(1, 3), st.booleans())
+def test_max_min_walk_resumed_in_small_steps_equals_one_run(seed, k_tau, a, ties):
+    k, tau = k_tau
+    rng = np.random.default_rng(seed)
+    c = sorted((rng.integers(1, 4, 9) if ties else rng.integers(1, 1000, 9)).tolist(), reverse=True)
+    ov = max_overlap(k, tau)
+    whole = alt._solve_min_by_cliques(c, k, ov, a + 1)
+    w, cands = alt._MaxMinWalk(c, k, ov, a + 1, 10**9), 1
+    while True:
+        part = w.run(cands)
+        if part[1] != "gave up": break
+        assert whole[1] == "infeasible" or part[2] >= whole[2]  # the bound of a stopped walk is an upper bound
+        cands += 1
+    assert part[1] == whole[1] and part[2] == whole[2]
+    if whole[1] == "optimal":
+        assert min(sum(c[i] for i in S) for S in part[0]) == whole[2]
+
+
+def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
+    q = np.random.default_rng(3).random(14)
+    p = {"kind": "linear", "q": q, "n": 14}
+    log, run, model = [], alt._MaxMinWalk.run, alt._solve_model
+    monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append(("walk", m)) or run(self, m, d))
+    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: log.append(("cpsat", a[-1])) or model(*a, **kw))
+    sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
+                                         options=SolverOptions(walk_start=1))
+    assert status == "optimal"
+    assert abs(min(q[s].sum() for s in sets) - brute(lambda s: q[s].sum(), 14, 4, 0.5, 5, "min")) <= 1e-6
+    walks = [m for what, m in log if what == "walk"]
+    assert walks[0] == 14 and all(b == 4 * a_ for a_, b in zip(walks, walks[1:]))  # n candidates first, then x4
+    assert log[1][0] == "cpsat" and log[1][1] is not None  # CP-SAT tried after the first round, with the bound
