@@ -1372,23 +1372,37 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
 # %% ../nbs/40_alternatives.ipynb #walkstep28
-class _StepWalk:
-    """The k-subsets of positions into `c` (non-increasing integers) in non-increasing sum, walked once over a
-    whole sequential search: a subset rejected at one step (it shares more than ov features with an earlier set)
-    stays rejected at every later step, so each step continues where the last one stopped."""
-    def __init__(self, c, k, ov):
-        self.gen, self.ov, self.masks = _top_subsets(c, k), ov, []
-    def add(self, positions):  # one more fixed set (positions of its features in `c`)
-        mask = sum(1 << t for t in positions)
-        if mask.bit_count() > self.ov: self.masks.append(mask)  # sharing <= ov features never conflicts
-    def next(self, max_cands, deadline):
-        "The best subset compatible with every fixed set: optimal; 'infeasible' when none is left; None: budget."
-        for i, (_, I) in enumerate(self.gen):
-            cand = 0
-            for t in I: cand |= 1 << t
-            if all((cand & F).bit_count() <= self.ov for F in self.masks): return I
-            if i >= max_cands or (i % 64 == 63 and time.perf_counter() > deadline): return None
-        return "infeasible"
+def _step_search(c, fixed, k, ov, deadline, max_nodes):
+    """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
+    lists): depth-first, the next chosen feature in quality order, cut when the k - chosen best features left
+    cannot beat the best set found. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget)."""
+    n, pre = len(c), np.concatenate([[0], np.cumsum(c, dtype=object)]).tolist()
+    member = [[] for _ in range(n)]
+    for f, F in enumerate(fixed):
+        if len(F) > ov:  # a set sharing at most ov features can never be violated
+            for t in F: member[t].append(f)
+    cnt, chosen, best, nodes = [0] * len(fixed), [], [None, None], 0
+    def rec(i, s):
+        nonlocal nodes
+        r = k - len(chosen)
+        if r == 0:
+            if best[0] is None or s > best[0]: best[:] = [s, tuple(chosen)]
+            return
+        for j in range(i, n - r + 1):
+            nodes += 1
+            if nodes > max_nodes or (nodes % 256 == 0 and time.perf_counter() > deadline): raise _GiveUp("budget")
+            if best[0] is not None and s + pre[j + r] - pre[j] <= best[0]: break  # later j: smaller bounds
+            if all(cnt[f] < ov for f in member[j]):
+                for f in member[j]: cnt[f] += 1
+                chosen.append(j)
+                rec(j + 1, s + c[j])
+                chosen.pop()
+                for f in member[j]: cnt[f] -= 1
+    try:
+        rec(0, 0)
+    except _GiveUp:
+        return None
+    return best[1] if best[1] is not None else "infeasible"
 
 # %% ../nbs/40_alternatives.ipynb #seqcls28
 class _SequentialSearch:
@@ -1406,7 +1420,7 @@ class _SequentialSearch:
         self.last_solve = 0.0  # seconds of the last CP-SAT solve: the walk's time budget per step
     def __getstate__(self): return {**self.__dict__, "model": None, "S": None, "walk": None}  # rebuilt when needed
     def _start_walk(self, fixed_sets):
-        "The walk over every allowed feature, on the integers the CP-SAT model uses (same scale, same ties)."
+        "The step search over every allowed feature, on the integers the CP-SAT model uses (same scale, ties)."
         a, p = self.args, self.args["problem"]
         feats = np.setdiff1d(np.arange(p["n"]), a["must_not"])
         prec = _cpsat_precision(_int_multiplier("linear", a["k"], len(feats), 1, "sum", self.formulation),
@@ -1414,8 +1428,7 @@ class _SequentialSearch:
         scale = 10 ** prec / _qmax(p, a["k"], feats)
         self.order = feats[np.argsort(-p["q"][feats], kind="stable")]
         self.where = {int(j): t for t, j in enumerate(self.order)}
-        self.walk, self.walked = _StepWalk([int(round(float(x) * scale)) for x in p["q"][self.order]],
-                                           a["k"], self.ov), 0
+        self.walk = [int(round(float(x) * scale)) for x in p["q"][self.order]]
     def _model_for(self, fixed_sets):
         "The one-set model with every fixed set's constraint: built once (once per step with pre-selection)."
         a, p = self.args, self.args["problem"]
@@ -1442,9 +1455,10 @@ class _SequentialSearch:
         a, t0 = self.args, time.perf_counter()
         if a["problem"]["kind"] == "linear" and not len(a["must"]) and a["solver"] == "cpsat":
             if self.walk is None: self._start_walk([])
-            for F in fixed_sets[self.walked:]: self.walk.add([self.where[int(j)] for j in F if int(j) in self.where])
-            self.walked = len(fixed_sets)
-            I = self.walk.next(self.options.candidates, t0 + max(self.options.walk_min_time, self.options.walk_share * self.last_solve))
+            fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
+            I = _step_search(self.walk, fixed, a["k"], self.ov,
+                             t0 + max(self.options.walk_min_time, self.options.walk_share * self.last_solve),
+                             self.options.nodes)
             if I == "infeasible":
                 self.infeasible_at = len(fixed_sets)
                 return [None], "infeasible", time.perf_counter() - t0

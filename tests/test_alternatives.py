@@ -1034,9 +1034,9 @@ def test_sequential_walk_and_reused_model_equal_brute_force(seed, n, k, a, tau, 
     q = rng.integers(0, 3, n).astype(float) if ties else rng.random(n)
     p, ov = {"kind": "linear", "q": q, "n": n}, max_overlap(k, tau)
     value, ok = (lambda F: float(q[F].sum())), (lambda F: True)
-    for cands in (20_000, 0):  # the walk answers, or (no candidates) the reused CP-SAT model with its hint does
+    for nodes in (10**9, 0):  # the step search answers, or (no nodes) the reused CP-SAT model with its hint does
         ss = alt._SequentialSearch(p, k, tau, "cpsat", "fast", None, pre, (), (), None, 0, 1,
-                                   options=alt.SolverOptions(candidates=cands))
+                                   options=alt.SolverOptions(nodes=nodes))
         sets = []
         for _ in range(a + 1):
             (s,), status, _ = ss.step([F for F in sets if F is not None])
@@ -1067,7 +1067,7 @@ def test_sequential_search_builds_one_model(bc, monkeypatch):
     # a pickled selector continues the same search (model rebuilt with every set)
     again = pickle.loads(pickle.dumps(sel))
     assert np.array_equal(again.next_alternative(), sel.next_alternative())
-    # univariate qualities: the walk answers every step of this search, no model is built at all
+    # univariate qualities: the step search answers every step of this search, no model is built at all
     calls.clear()
     AlternativeFeatureSelector(k=5, n_alternatives=10, tau=0.4, random_state=0).fit(X, y, problem={"kind": "linear", "q": alt.mi_qualities(X, y, 0), "n": 30})
     assert calls == []
