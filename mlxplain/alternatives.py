@@ -771,10 +771,23 @@ def _best_first(sets, q):
     if sets[0] is not None: sets.sort(key=lambda s_: -q[s_].sum())
     return sets
 
+def _two_sets_sum(q, k, ov):
+    """Two sets, sum-aggregation, q non-increasing: with t shared features the best pair shares the t best and
+    splits the next 2(k - t) (any other choice can be swapped up without loss); the best t in [0, ov] wins."""
+    n, c = len(q), np.concatenate([[0.0], np.cumsum(q)])
+    ts = [t for t in range(0, ov + 1) if 2 * k - t <= n]
+    if not ts: return None, "infeasible"
+    t = max(ts, key=lambda t: (c[t] + c[2 * k - t], -t))  # 2 x top t + the next 2(k - t) once
+    return [np.r_[np.arange(t), np.arange(t, k)], np.r_[np.arange(t), np.arange(k, 2 * k - t)]], "optimal"
+
 def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_state, options):
     "Fast path, sum-aggregation of univariate qualities: (sets, status, seconds); 'rounds' = fall back."
     t0 = time.perf_counter()
     order = feats[np.argsort(-problem["q"][feats], kind="stable")]
+    if n_sets == 2:  # closed form, no solver (below)
+        sets, status = _two_sets_sum(problem["q"][order], k, max_overlap(k, tau))
+        sets = [np.sort(order[s_]) for s_ in sets] if sets is not None else [None] * n_sets
+        return _best_first(sets, problem["q"]), status, time.perf_counter() - t0
     sets, status = _solve_sum_by_counts(problem["q"][order], k, tau, n_sets,
                                         None if time_limit is None else time_limit * n_sets,
                                         int(random_state or 0) % (2**31), options.count_rounds, precision,

@@ -1113,3 +1113,20 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
     walks = [m for what, m in log if what == "walk"]
     assert walks[0] == 14 and all(b == 4 * a_ for a_, b in zip(walks, walks[1:]))  # n candidates first, then x4
     assert log[1][0] == "cpsat" and log[1][1] is not None  # CP-SAT tried after the first round, with the bound
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), k=st.integers(1, 4), tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]),
+       ties=st.booleans())
+def test_two_sets_sum_closed_form_equals_brute_force(seed, n, k, tau, ties):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-1, 3, n).astype(float) if ties else rng.random(n) - 0.2
+    p = {"kind": "linear", "q": q, "n": n}
+    sets, status, _ = solve_alternatives(p, k, tau, 2, aggregation="sum", formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, 2, "sum")
+    if best == -np.inf:
+        assert status == "infeasible" and sets == [None, None]
+        return
+    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
+    assert len(set(sets[0]) & set(sets[1])) <= max_overlap(k, tau) and abs(q[sets[0]].sum() + q[sets[1]].sum() - best) <= 1e-9
