@@ -1430,7 +1430,8 @@ class _SequentialSearch:
         _check_solve_args(problem, k, tau, 1, "sum", solver, formulation, time_limit, self.options)
         self.formulation = _resolve_formulation(formulation, solver)
         self.ov, self.model, self.walk, self.infeasible_at = max_overlap(k, tau), None, None, None
-        self.last_solve = 0.0  # seconds of the last CP-SAT solve: the walk's time budget per step
+        self.last_solve = 0.0  # seconds of the last CP-SAT solve: the step search's time budget per step
+        self.share = self.options.walk_share  # of that time: doubled after a step it answered, halved after one it did not
     def __getstate__(self): return {**self.__dict__, "model": None, "S": None, "walk": None}  # rebuilt when needed
     def _start_walk(self, fixed_sets):
         "The step search over every allowed feature, on the integers the CP-SAT model uses (same scale, ties)."
@@ -1470,8 +1471,9 @@ class _SequentialSearch:
             if self.walk is None: self._start_walk([])
             fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
             I = _step_search(self.walk, fixed, a["k"], self.ov,
-                             t0 + max(self.options.walk_min_time, self.options.walk_share * self.last_solve),
+                             t0 + max(self.options.walk_min_time, self.share * self.last_solve),
                              self.options.nodes)
+            self.share = min(4.0, self.share * 2) if I is not None else max(1 / 16, self.share / 2)
             if I == "infeasible":
                 self.infeasible_at = len(fixed_sets)
                 return [None], "infeasible", time.perf_counter() - t0

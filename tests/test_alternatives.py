@@ -1130,3 +1130,17 @@ def test_two_sets_sum_closed_form_equals_brute_force(seed, n, k, tau, ties):
         return
     assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
     assert len(set(sets[0]) & set(sets[1])) <= max_overlap(k, tau) and abs(q[sets[0]].sum() + q[sets[1]].sum() - best) <= 1e-9
+
+
+def test_step_search_budget_follows_its_progress():
+    p = {"kind": "linear", "q": np.linspace(1, 0.1, 20), "n": 20}
+    for nodes, shares in ((10**9, [0.5, 1.0, 2.0, 4.0, 4.0]), (0, [0.125, 0.0625, 0.0625, 0.0625, 0.0625])):
+        ss = alt._SequentialSearch(p, 3, 0.5, "cpsat", "fast", None, False, (), (), None, 0, 1,
+                                   options=alt.SolverOptions(nodes=nodes))
+        sets, seen = [], []
+        for _ in range(5):
+            (s,), status, _ = ss.step(sets)
+            assert status == "optimal"
+            sets.append(s)
+            seen.append(ss.share)
+        assert seen == shares  # answered: doubled up to 4; gave up: halved down to 1/16
