@@ -502,7 +502,7 @@ def main():
     ap.add_argument("--formulation", choices=("auto", "fast"), help="ours (--pmlb): default 'auto' where accepted")
     ap.add_argument("--limit", type=int, default=0, help="--rule: run only the first N rows of the rule's order (a slice)")
     ap.add_argument("--cap-chapter", type=float, default=150.0, help="--pmlb: alfese cap on the chapter's rows (s)")
-    ap.add_argument("--out", help="--pmlb: CSV path (default nbs/results/alternatives/bench_pmlb.csv)")
+    ap.add_argument("--out", help="--pmlb: CSV path (default nbs/results/alternatives/bench_pmlb.csv); --rule: CSV path (none: print only)")
     ap.add_argument("--rule", action="store_true", help="the rule-drawn benchmark (see RULE): every row reported")
     ap.add_argument("--order", choices=("shuffled", "grid"), default="shuffled", help="--rule: row order")
     ap.add_argument("--order-seed", type=int, default=0, help="--rule: seed of the shuffled order")
