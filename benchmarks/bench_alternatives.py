@@ -18,6 +18,13 @@ set; on such rows ours is timed once more with the same gap (`ours_at_alfese_gap
 niced on one core:
 
     nice -n 5 taskset -c 1 .venv/bin/python benchmarks/bench_alternatives.py --pmlb [--quick] [--problems a,b]
+    nice -n 5 .venv/bin/python benchmarks/bench_alternatives.py --rule [--limit N] [--offset M] [--out CSV]
+
+A fourth part (`--rule`, issue 28) cannot be tuned to: its problems and settings are drawn by the rule in `RULE`
+(every staged binary PMLB set of the registry, breast cancer and seeded make_classification families; the paper's
+whole grid of search x aggregation x a x k x tau), shuffled by a seeded permutation, and every row is printed: ours
+to a proven optimum, ours at alfese's gap (relative_gap_limit 1e-4) and alfese, one after the other per row. The full
+grid is days of alfese time; `--limit N` runs the first N rows of the shuffled order (an unbiased slice).
     .venv/bin/python benchmarks/bench_alternatives.py [--cap 240] [--quick] [--grid] [--grid-limit 5] [--skip-peer]
 """
 import argparse
@@ -32,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
-from mlxplain.alternatives import (_alfese_run, _mrmr_data, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
+from mlxplain.alternatives import (_SequentialSearch, _alfese_run, _mrmr_data, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
                                    mrmr_value, solve_alternatives)
 
 
@@ -66,12 +73,13 @@ def ours(problem, k, tau, a, search, agg, formulation, time_limit=None, options=
     "Our search; returns (qualities, status, seconds). `time_limit`: seconds per set (None: none)."
     pre = formulation in ("fast", "auto") and problem["kind"] == "linear"  # 'auto' = 'fast' on CP-SAT
     value = (lambda s: mrmr_value(s, problem["rel"], problem["R"])) if problem["kind"] == "mrmr" else (lambda s: problem["q"][s].sum())
-    if search == "sequential":
+    if search == "sequential":  # as AlternativeFeatureSelector does it: one search object over all steps
         sets, sts = [], []
         t0 = time.perf_counter()  # wall-clock of the whole search (model building included), as for alfese
+        seq = _SequentialSearch(problem, k, tau, "cpsat", formulation, time_limit, pre, (), (), None, None, THREADS_OURS,
+                                options=options, n_total=a + 1)
         for _ in range(a + 1):
-            s, st, _dt = solve_alternatives(problem, k, tau, 1, [x for x in sets if x is not None], "sum", "cpsat", formulation, time_limit, pre,
-                                            n_jobs=THREADS_OURS, options=options)
+            s, st, _dt = seq.step([x for x in sets if x is not None])
             sets.append(s[0]); sts.append(st)
         total = time.perf_counter() - t0
         return np.array([np.nan if s is None else value(s) for s in sets]), ("optimal" if all(x == "optimal" for x in sts) else ",".join(sts)), total
@@ -278,14 +286,14 @@ def pmlb_bench(args):
     warm = {"kind": "linear", "q": np.linspace(1.0, 0.1, 20), "n": 20}  # imports, solver libraries loaded
     ours(warm, 5, 0.4, 2, "simultaneous", "sum", formulation, 10.0)
     _alfese_run(warm, 5, 0.4, 2, "simultaneous", "sum")
-    print(f"ours: formulation {formulation!r}, {THREADS_OURS} CP-SAT worker, {args.limit:.0f} s per set; alfese: "
+    print(f"ours: formulation {formulation!r}, {THREADS_OURS} CP-SAT worker, {args.limit_s:.0f} s per set; alfese: "
           f"{THREADS_ALFESE} SCIP thread, cap {args.cap:.0f} s (chapter rows {args.cap_chapter:.0f} s); "
           f"CPUs {sorted(os.sched_getaffinity(0))}, nice {os.nice(0)}, load {load0}")
     print(f"{'dataset':28s} {'obj':4s} {'search':4s} {'agg':3s} {'k':>2s} {'tau':>4s} {'a':>2s} | {'ours s':>8s} "
           f"{'alfese s':>9s} {'ratio':>8s} | objective ours/alfese | status")
     rows = []
     for (label, p, k, tau, a, search, agg), source, cap in todo:
-        r = pmlb_row(label, p, k, tau, a, search, agg, formulation, cap, args.limit, source)
+        r = pmlb_row(label, p, k, tau, a, search, agg, formulation, cap, args.limit_s, source)
         rows.append(r)
         print(f"{r['dataset'][:28]:28s} {r['objective']:4s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.1f} {a:2d} | "
               f"{r['ours_s']:8.3f} {r['alfese_s']:9.3f} {r['ratio']:7.1f}x | {r['ours_objective']:.6f}/"
@@ -309,7 +317,7 @@ def pmlb_bench(args):
             "ours": {"function": "mlxplain.alternatives.solve_alternatives", "formulation": formulation,
                      "formulation_rule": "'auto' if AlternativeFeatureSelector and solve_alternatives accept it, "
                                          "else 'fast'", "solver": "cpsat", "cpsat_workers": THREADS_OURS,
-                     "preselect": "univariate (MI) problems", "time_limit_per_set_s": args.limit},
+                     "preselect": "univariate (MI) problems", "time_limit_per_set_s": args.limit_s},
             "alfese": {"functions": "search_simultaneously / search_sequentially (ManualQualityUnivariateSelector, "
                                     "MRMRSelector)", "solver": "SCIP via pywraplp, SetNumThreads(1) hard-coded",
                        "own_time_limit": "60 s per set (hard-coded)", "cap_s": args.cap,
@@ -326,6 +334,160 @@ def pmlb_bench(args):
     print(f"wrote {out} and {out.with_suffix('.json')}")
 
 
+# ---- --rule: problems and settings drawn by a stated rule, every row reported (issue 28) -----------------------------
+RULE = ("problems: (1) every data set of mlxplain.data.registry() with kind 'binary' that is staged locally, in "
+        "registry order; (2) scikit-learn's breast cancer; (3) make_classification families: n_features in "
+        "{20, 50, 100}, n_informative = n_features // 5, n_redundant = n_features // 10, n_samples = 500, "
+        "flip_y = 0.05, random_state in {0, 1, 2}. Qualities: mi_qualities(X, y, random_state=0) (regression MI, as "
+        "alfese), given to both tools. Settings: the paper's grid, k in {5, 10} (k < d), tau in {i/k: i = 1..k}, "
+        "search in {sequential, simultaneous sum, simultaneous min}, a in 1..10 (sequential) or 1..5 (simultaneous). "
+        "Rows: the full product, shuffled by numpy's default_rng(--order-seed, default 0) unless --order grid; "
+        "--limit N keeps the first N rows of that order (an unbiased sample of the grid, no hand-picking).")
+RULE_FAMILIES = [(d, seed) for d in (20, 50, 100) for seed in (0, 1, 2)]
+
+
+def rule_problems(data_home=None):
+    "(name, rows, d, loader) for every problem of the rule, in rule order; loaders compute the MI qualities."
+    from mlxplain.data import registry
+    reg = registry()
+    out = []
+    for r in reg[(reg.kind == "binary") & reg.available].itertuples():
+        def load_pmlb(name=r.name):
+            from mlxplain.data import load
+            ds = load(name, data_home=data_home)
+            return np.asarray(ds.X, float), np.asarray(ds.y)
+        out.append((r.name, int(r.n), int(r.d), load_pmlb))
+    out.append(("breast_cancer", 569, 30, lambda: load_breast_cancer(return_X_y=True)))
+    for d, seed in RULE_FAMILIES:
+        def make(d=d, seed=seed):
+            from sklearn.datasets import make_classification
+            return make_classification(n_samples=500, n_features=d, n_informative=d // 5, n_redundant=d // 10,
+                                       flip_y=0.05, random_state=seed)
+        out.append((f"make_classification_d{d}_s{seed}", 500, d, make))
+    return out
+
+
+def rule_grid(problems, order="shuffled", order_seed=0):
+    "Every (problem, k, tau, a, search, aggregation) of the paper's grid, in the rule's order."
+    rows = []
+    for name, n, d, _ in problems:
+        for k in (5, 10):
+            if k >= d: continue
+            for search, agg, a_max in (("sequential", "sum", 10), ("simultaneous", "sum", 5), ("simultaneous", "min", 5)):
+                for i in range(1, k + 1):
+                    for a in range(1, a_max + 1):
+                        rows.append((name, k, round(i / k, 10), a, search, agg))
+    if order == "shuffled":
+        perm = np.random.default_rng(order_seed).permutation(len(rows))
+        rows = [rows[i] for i in perm]
+    return rows
+
+
+def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeats):
+    "One row: ours to a proven optimum, ours at alfese's gap, alfese (forked child, capped); all interleaved."
+    f = np.nanmin if (search == "simultaneous" and agg == "min") else np.nansum
+    def timed(options):
+        run = lambda: ours(p, k, tau, a, search, agg, formulation, limit, options)  # noqa: E731
+        first = run()
+        if first[-1] >= 1.0 or repeats == 0: return first, 1
+        return first[:-1] + (float(np.median([run()[-1] for _ in range(repeats)])),), repeats + 1
+    from mlxplain.alternatives import SolverOptions
+    (qo, sto, to), runs_o = timed(None)
+    (qg, stg, tg), _ = timed(SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),)))
+    ref = alfese_timed(p, k, tau, a, search, agg, cap) if cap > 0 else None
+    if ref is None:
+        va, sta, ta = np.nan, (f"> cap ({cap:.0f} s)" if cap > 0 else "skipped"), np.nan
+    else:
+        (vals, sts, ta), _ = ref
+        va = float(f(vals)) if np.isfinite(vals).any() else np.nan
+        sta = "optimal" if all(x == "optimal" for x in sts) else ",".join(sorted(set(sts)))
+    vo = float(f(qo)) if np.isfinite(qo).any() else np.nan
+    vg = float(f(qg)) if np.isfinite(qg).any() else np.nan
+    return {"problem": name, "d": d, "search": search, "aggregation": agg if search == "simultaneous" else "-",
+            "a": a, "k": k, "tau": tau, "ours_s": to, "ours_status": sto, "ours_objective": vo,
+            "ours_gap_s": tg, "ours_gap_status": stg, "ours_gap_objective": vg,
+            "alfese_s": ta, "alfese_status": sta, "alfese_objective": va,
+            "ratio": ta / to if ta == ta else np.nan, "ratio_at_gap": ta / tg if ta == ta else np.nan,
+            "ours_vs_alfese": compare(vo, va), "ours_runs": runs_o, "formulation": formulation}
+
+
+def rule_summary(res):
+    "Counts over the rows where alfese finished; every row under 10x at alfese's gap listed."
+    finished = res.alfese_status.map(lambda x: set(str(x).split(",")) <= {"optimal", "infeasible"})
+    done = res[finished]  # alfese proved every set optimal (within its gap) or infeasible
+    g = done.ratio_at_gap
+    by = {f"{s} {a}": {"rows": int(len(x)), "median_ratio_at_gap": float(x.ratio_at_gap.median()),
+                       "rows_ge_10x_at_gap": int((x.ratio_at_gap >= 10).sum())}
+          for (s, a), x in done.groupby(["search", "aggregation"])}
+    return {"rows": len(res), "rows_alfese_finished": len(done), "median_ratio": float(done.ratio.median()),
+            "median_ratio_at_gap": float(g.median()), "min_ratio_at_gap": float(g.min()),
+            "rows_ge_10x_at_gap": int((g >= 10).sum()), "rows_ours_worse": int((res.ours_vs_alfese == "worse").sum()),
+            "rows_ours_not_proven": int((~res.ours_status.map(lambda x: set(str(x).split(",")) <= {"optimal", "infeasible"})).sum()),
+            "by_search": by,
+            "rows_under_10x_at_gap": [f"{x.problem} {x.search} {x.aggregation} k={x.k} tau={x.tau} a={x.a}: "
+                                      f"{x.ratio_at_gap:.1f}x (ours {x.ours_gap_s:.4f} s {x.ours_gap_status}, "
+                                      f"proven {x.ours_s:.4f} s; alfese {x.alfese_s:.4f} s {x.alfese_status})"
+                                      for x in done[g < 10].itertuples()]}
+
+
+def rule_bench(args):
+    "The rule-drawn benchmark: every row printed, CSV + JSON (rule, settings, summary) when --out is given."
+    import json
+    import platform
+    from importlib.metadata import version
+    problems = rule_problems()
+    grid_rows = rule_grid(problems, args.order, args.order_seed)
+    total = len(grid_rows)
+    if args.offset: grid_rows = grid_rows[args.offset:]
+    if args.limit: grid_rows = grid_rows[:args.limit]
+    print(f"rule: {RULE}\n{len(problems)} problems, {total} rows in the grid; running {len(grid_rows)} "
+          f"(offset {args.offset}, order {args.order}, seed {args.order_seed}); CPUs {sorted(os.sched_getaffinity(0))}, "
+          f"nice {os.nice(0)}, load {os.getloadavg()}")
+    loaders = {name: (d, load) for name, n, d, load in problems}
+    cache = {}
+    warm = {"kind": "linear", "q": np.linspace(1.0, 0.1, 20), "n": 20}
+    ours(warm, 5, 0.4, 2, "simultaneous", "sum", args.formulation, 10.0)
+    ours(warm, 5, 0.4, 2, "sequential", "sum", args.formulation, 10.0)
+    _alfese_run(warm, 5, 0.4, 2, "simultaneous", "sum")
+    print(f"{'problem':32s} {'search':4s} {'agg':3s} {'k':>2s} {'tau':>4s} {'a':>2s} | {'ours s':>8s} {'gap s':>8s} "
+          f"{'alfese s':>9s} | {'ratio':>7s} {'@gap':>7s} | objective | status ours/alfese")
+    rows = []
+    for name, k, tau, a, search, agg in grid_rows:
+        d, load = loaders[name]
+        if name not in cache:
+            import warnings
+            X, y = load()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # constant columns get quality 0 (warned once per data set)
+                cache[name] = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": X.shape[1]}
+        r = rule_row(name, d, cache[name], k, tau, a, search, agg, args.formulation, args.cap, args.limit_s, args.repeats)
+        rows.append(r)
+        print(f"{name[:32]:32s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.2f} {a:2d} | {r['ours_s']:8.4f} "
+              f"{r['ours_gap_s']:8.4f} {r['alfese_s']:9.4f} | {r['ratio']:6.1f}x {r['ratio_at_gap']:6.1f}x | "
+              f"{r['ours_vs_alfese']:6s} | {r['ours_status']}/{r['alfese_status']}", flush=True)
+    res = pd.DataFrame(rows)
+    summ = rule_summary(res)
+    print(json.dumps(summ, indent=1))
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        res.to_csv(out, index=False)
+        meta = {"command": "benchmarks/bench_alternatives.py " + " ".join(sys.argv[1:]), "rule": RULE,
+                "grid_rows": total, "rows_run": len(res), "offset": args.offset, "order": args.order,
+                "order_seed": args.order_seed, "cpus": sorted(os.sched_getaffinity(0)), "nice": os.nice(0),
+                "loadavg_end": os.getloadavg(), "machine": platform.node(), "ortools": version("ortools"),
+                "alfese": version("alfese"),
+                "timing": "wall-clock of the whole call after a warm-up of both tools; a run under 1 s is the median "
+                          f"of {args.repeats} more; ours and alfese run one after the other per row (alfese in a "
+                          "forked child), so both see the same load",
+                "ours": {"formulation": args.formulation, "cpsat_workers": THREADS_OURS,
+                         "time_limit_per_set_s": args.limit_s, "at_gap": f"relative_gap_limit={ALFESE_GAP}"},
+                "alfese": {"solver": "SCIP via pywraplp, 1 thread, its default relative gap 1e-4", "cap_s": args.cap},
+                "summary": summ}
+        out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str))
+        print(f"wrote {out} and {out.with_suffix('.json')}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cap", type=float, default=240.0, help="wall-clock cap per alfese call (s)")
@@ -338,10 +500,20 @@ def main():
                     "(writes bench_pmlb.csv/.json; with --quick a short subset that writes nothing unless --out)")
     ap.add_argument("--problems", help="comma-separated data sets to keep (--pmlb), e.g. clean1,breast_cancer")
     ap.add_argument("--formulation", choices=("auto", "fast"), help="ours (--pmlb): default 'auto' where accepted")
-    ap.add_argument("--limit", type=float, default=60.0, help="--pmlb: our time limit per set (s), as alfese's own")
+    ap.add_argument("--limit", type=int, default=0, help="--rule: run only the first N rows of the rule's order (a slice)")
     ap.add_argument("--cap-chapter", type=float, default=150.0, help="--pmlb: alfese cap on the chapter's rows (s)")
-    ap.add_argument("--out", help="--pmlb: CSV path (default nbs/results/alternatives/bench_pmlb.csv)")
+    ap.add_argument("--out", help="--pmlb: CSV path (default nbs/results/alternatives/bench_pmlb.csv); --rule: CSV path (none: print only)")
+    ap.add_argument("--rule", action="store_true", help="the rule-drawn benchmark (see RULE): every row reported")
+    ap.add_argument("--order", choices=("shuffled", "grid"), default="shuffled", help="--rule: row order")
+    ap.add_argument("--order-seed", type=int, default=0, help="--rule: seed of the shuffled order")
+    ap.add_argument("--offset", type=int, default=0, help="--rule: skip the first rows of the order")
+    ap.add_argument("--repeats", type=int, default=5, help="--rule: more runs (median) of a solve under 1 s")
+    ap.add_argument("--limit-s", type=float, default=60.0, help="--rule, --pmlb: our time limit per set (s), as alfese's own")
     args = ap.parse_args()
+    if args.rule:
+        if "--cap" not in sys.argv: args.cap = 60.0
+        args.formulation = args.formulation or "auto"
+        return rule_bench(args)
     if args.pmlb:
         if "--cap" not in sys.argv: args.cap = 60.0
         return pmlb_bench(args)

@@ -76,13 +76,41 @@ def _check_X(X, name="X"):  # (m, n) array, DataFrame or sparse matrix
 _SEED = 25
 def _seed(random_state): return _SEED if random_state is None else random_state
 
+def _constant_columns(X) -> np.ndarray:  # X: (m, n) dense or sparse
+    "Indices of the columns of X that hold one value in every row."
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        return np.flatnonzero(X.max(axis=0).toarray().ravel() == X.min(axis=0).toarray().ravel())
+    X = np.asarray(X)
+    return np.flatnonzero((X == X[:1]).all(axis=0))
+
+def _zero_constant(q, X, what: str) -> np.ndarray:
+    "`q` with the constant columns of X set to 0, and a warning naming them (scikit-learn's MI gives them > 0)."
+    const = _constant_columns(X)
+    if const.size:
+        shown = const[:10].tolist() + (["..."] if const.size > 10 else [])
+        warnings.warn(f"{const.size} constant feature(s) {shown}: a constant carries no information, so their "
+                      f"{what} is set to 0 (drop them to silence this)", UserWarning, stacklevel=3)
+        q = np.array(q, dtype=float)
+        q[const] = 0.0
+    return q
+
+def _refuse_constant_y(y):
+    "A target with one class carries no information to select for: ValueError naming `y`."
+    u = np.unique(np.asarray(y))
+    if len(u) < 2:
+        raise ValueError(f"y is constant (every one of its {len(y)} labels is {u[0].item()!r}): feature qualities "
+                         "need at least two classes; pass a target that varies")
+
 def _mi_target(X, y, random_state=None, estimator="regression"):
-    "Raw feature–target MI: 'regression' (as alfese: continuous target) or 'classif' (target as classes)."
+    "Raw feature–target MI: 'regression' (as alfese: continuous target) or 'classif'; constant features get 0."
     if estimator not in ("regression", "classif"):
         raise ValueError(f"mi_estimator={estimator!r}: use 'regression' (as alfese) or 'classif'")
+    _refuse_constant_y(y)
     f = mutual_info_regression if estimator == "regression" else mutual_info_classif
     y = np.asarray(y, dtype=float) if estimator == "regression" else y
-    return f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+    q = f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+    return _zero_constant(q, X, "mutual information with y")
 
 def mi_qualities(X, y, random_state=None,
                  estimator="regression") -> np.ndarray:  # X: (m, n); y: (m,) class labels
@@ -92,8 +120,10 @@ def mi_qualities(X, y, random_state=None,
 
 def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels
     "Impurity importances of a decision tree with entropy splits (the paper's Model Gain), sum 1."
-    return (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
-            .fit(X, y).feature_importances_.astype(float))
+    _refuse_constant_y(y)
+    q = (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
+         .fit(X, y).feature_importances_.astype(float))
+    return _zero_constant(q, X, "importance")  # a tree never splits on a constant: already 0, but warned
 
 # %% ../nbs/40_alternatives.ipynb #6b36b4c7
 def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
@@ -102,6 +132,8 @@ def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
     R = np.vstack([mutual_info_regression(X, X[:, j], random_state=_seed(random_state))
                    for j in range(X.shape[1])])
     np.fill_diagonal(R, 0.0)
+    const = _constant_columns(X)  # no information shared with a constant (the estimator's noise says > 0)
+    R[const, :], R[:, const] = 0.0, 0.0
     return R
 
 def _mrmr_data(X, y, random_state=None, estimator="regression"):
@@ -160,9 +192,16 @@ class SolverOptions:
     int_max: int = _CPSAT_INT_MAX
     count_rounds: int = 20  # count relaxation: unrealisable count vectors cut off before the full model runs
     candidates: int = 20_000  # max-min walk: candidate sets at most
+    walk_start: int = 16  # max-min walk: candidates per feature before CP-SAT is first tried (then x4 per round)
     nodes: int = 200_000_000  # max-min walk: clique-search nodes at most
     nodes_disjoint: int = 5_000_000  # partition search (tau = 1): nodes at most
     time_share: float = 0.8  # share of the time limit the max-min searches use before CP-SAT gets the rest
+    # feasibility pre-check (shared by the aggregations): seconds at most, and at most this share of the limit
+    precheck_time: float = 1.0
+    precheck_share: float = 0.1
+    # sequential step walk: seconds at least, else this share of the last CP-SAT solve's time
+    walk_min_time: float = 0.0005
+    walk_share: float = 0.25
 
 # %% ../nbs/40_alternatives.ipynb #7ee9912b
 def _search_budget(options: SolverOptions) -> dict:
@@ -218,10 +257,14 @@ def cpsat_error_bound(problem: dict, k: int, n_sets: int = 1, aggregation: str =
     return per_set if (aggregation == "min" and n_sets > 1) else n_sets * per_set
 
 # %% ../nbs/40_alternatives.ipynb #59bd14d2
+class _CpModel(cp_model.CpModel):
+    "OR-Tools' CpModel without the per-instance camelCase aliases (pure start-up cost; snake_case names kept)."
+    def _add_pre_pep8_methods(self): pass
+
 class _CpSatModel:
     "Thin CP-SAT adaptor: real coefficients x enter as round(x * 10**precision / qmax)."
     def __init__(self, precision=9, time_limit=None, random_state=None, n_jobs=1, qmax=1.0, params=()):
-        self.m, self.scale, self.time_limit = cp_model.CpModel(), 10 ** precision / qmax, time_limit
+        self.m, self.scale, self.time_limit = _CpModel(), 10 ** precision / qmax, time_limit
         self.seed, self.n_jobs = int(random_state or 0) % (2**31), n_jobs
         self.fixed, self.extra, self.params = [], {}, tuple(params)
     def c(self, x): return int(round(float(x) * self.scale))
@@ -313,7 +356,7 @@ def _one_worker(seed, time_limit=None):
 # %% ../nbs/40_alternatives.ipynb #d46f87c5
 def _counts_relaxation(q, k, n_sets, ov, precision=None, int_max=_CPSAT_INT_MAX):
     "CP-SAT model of the count relaxation for sum-aggregation (q non-increasing): x[j][v] = [c_j = v]."
-    m, n = cp_model.CpModel(), len(q)
+    m, n = _CpModel(), len(q)
     L = _int_multiplier("linear", k, n, n_sets, "sum", "fast", counts=True)
     scale = 10 ** _cpsat_precision(L, precision, int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
     cq = [int(round(float(x) * scale)) for x in q]
@@ -342,7 +385,7 @@ def _cut_histogram(m, x, c, n_sets):
 # %% ../nbs/40_alternatives.ipynb #c87d1ade
 def _realize_counts(c, k, n_sets, ov, time_limit, seed):
     "Find n_sets sets of size k, feature j in exactly c[j] of them, pairwise overlap <= ov (or None)."
-    m, n = cp_model.CpModel(), len(c)
+    m, n = _CpModel(), len(c)
     S = [[m.new_bool_var(f"s{l}_{j}") for j in range(n)] for l in range(n_sets)]
     for l in range(n_sets): m.add(sum(S[l]) == k)
     for j in range(n): m.add(sum(S[l][j] for l in range(n_sets)) == int(c[j]))
@@ -523,6 +566,59 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     return best_groups, "optimal", best
 
 # %% ../nbs/40_alternatives.ipynb #a98f1aed
+class _MaxMinWalk:
+    """The candidate walk of the max-min search as a resumable search: `run(max_cands)` walks on until
+    `max_cands` candidates in all were examined, and a later call continues where it stopped."""
+    def __init__(self, c, k, ov, n_sets, max_nodes):
+        self.gen, self.ov, self.n_sets, self.max_nodes = _top_subsets(c, k), ov, n_sets, max_nodes
+        self.groups, self.cands, self.N, self.peek, self.pending, self.ub, self.done = {}, [], [], None, None, None, None
+    def _clique(self, P, r, deadline):  # r pairwise compatible sets in bitmask P; N[v]: earlier sets, each clique once
+        self.nodes += 1
+        if self.nodes > self.max_nodes: raise _GiveUp("gave up")
+        if deadline is not None and self.nodes % 2048 == 0 and time.perf_counter() > deadline:
+            raise _GiveUp("gave up")
+        if r == 0: return []
+        while P.bit_count() >= r:
+            v = P.bit_length() - 1
+            P ^= 1 << v
+            res = self._clique(P & self.N[v], r - 1, deadline)
+            if res is not None: return res + [v]
+        return None
+    def _found(self, i, res, v):
+        self.done = [self.cands[j] for j in [i] + res], "optimal", v
+        return self.done
+    def run(self, max_cands, deadline=None):
+        "(index tuples, 'optimal' | 'infeasible' | 'gave up', upper bound on the optimum)."
+        if self.done is not None: return self.done
+        self.nodes = 0  # the node budget holds per call
+        try:
+            if self.pending is not None:  # a candidate whose clique search a budget cut short: search it again
+                res = self._clique(self.N[self.pending], self.n_sets - 1, deadline)
+                if res is not None: return self._found(self.pending, res, self.ub)
+                self.pending = None
+            while True:
+                if self.peek is None:
+                    self.peek = next(self.gen, None)
+                    if self.peek is None:
+                        self.done = None, "infeasible", None
+                        return self.done
+                v, I = self.peek
+                self.ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
+                if len(self.cands) >= max_cands: return None, "gave up", v
+                self.peek, i = None, len(self.cands)
+                keys = list(itertools.combinations(I, self.ov + 1))  # two sets conflict iff they share ov+1
+                conf = 0
+                for U in keys: conf |= self.groups.get(U, 0)
+                for U in keys: self.groups[U] = self.groups.get(U, 0) | (1 << i)
+                self.cands.append(I)
+                self.N.append(((1 << i) - 1) & ~conf)
+                self.pending = i
+                res = self._clique(self.N[i], self.n_sets - 1, deadline)
+                self.pending = None
+                if res is not None: return self._found(i, res, v)
+        except _GiveUp as e:
+            return None, str(e), self.ub
+
 def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
     """Exact max-min simultaneous search for univariate qualities (ov < k): walk the k-subsets in
     non-increasing quality order; the first one that completes n_sets pairwise compatible sets
@@ -530,36 +626,7 @@ def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
     status 'optimal' | 'infeasible' | 'gave up' (budget or deadline); `ub` bounds the optimum from above.
     `budget`: give-up points overriding those of `SolverOptions()`."""
     B = {**_search_budget(SolverOptions()), **(budget or {})}
-    groups, cands, N, nodes, ub = {}, [], [], 0, None
-    def clique(P, r):  # r pairwise compatible sets in bitmask P; N[v] holds earlier sets: each clique once
-        nonlocal nodes
-        nodes += 1
-        if nodes > B["nodes"]: raise _GiveUp("gave up")
-        if deadline is not None and nodes % 2048 == 0 and time.perf_counter() > deadline:
-            raise _GiveUp("gave up")
-        if r == 0: return []
-        while P.bit_count() >= r:
-            v = P.bit_length() - 1
-            P ^= 1 << v
-            res = clique(P & N[v], r - 1)
-            if res is not None: return res + [v]
-        return None
-    try:
-        for i, (v, I) in enumerate(_top_subsets(c, k)):
-            ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
-            if i >= B["candidates"]: raise _GiveUp("gave up")
-            # two sets conflict iff they share an (ov+1)-subset
-            keys = list(itertools.combinations(I, ov + 1))
-            conf = 0
-            for U in keys: conf |= groups.get(U, 0)
-            for U in keys: groups[U] = groups.get(U, 0) | (1 << i)
-            cands.append(I)
-            N.append(((1 << i) - 1) & ~conf)
-            res = clique(N[i], n_sets - 1)
-            if res is not None: return [cands[j] for j in [i] + res], "optimal", v
-    except _GiveUp as e:
-        return None, str(e), ub
-    return None, "infeasible", None
+    return _MaxMinWalk(c, k, ov, n_sets, B["nodes"]).run(B["candidates"], deadline)
 
 # %% ../nbs/40_alternatives.ipynb #3d76642e
 def _set_variables(m, nf, n_sets, k, ov, must, fixed_sets, pos):
@@ -704,10 +771,23 @@ def _best_first(sets, q):
     if sets[0] is not None: sets.sort(key=lambda s_: -q[s_].sum())
     return sets
 
+def _two_sets_sum(q, k, ov):
+    """Two sets, sum-aggregation, q non-increasing: with t shared features the best pair shares the t best and
+    splits the next 2(k - t) (any other choice can be swapped up without loss); the best t in [0, ov] wins."""
+    n, c = len(q), np.concatenate([[0.0], np.cumsum(q)])
+    ts = [t for t in range(0, ov + 1) if 2 * k - t <= n]
+    if not ts: return None, "infeasible"
+    t = max(ts, key=lambda t: (c[t] + c[2 * k - t], -t))  # 2 x top t + the next 2(k - t) once
+    return [np.r_[np.arange(t), np.arange(t, k)], np.r_[np.arange(t), np.arange(k, 2 * k - t)]], "optimal"
+
 def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_state, options):
     "Fast path, sum-aggregation of univariate qualities: (sets, status, seconds); 'rounds' = fall back."
     t0 = time.perf_counter()
     order = feats[np.argsort(-problem["q"][feats], kind="stable")]
+    if n_sets == 2:  # closed form, no solver (below)
+        sets, status = _two_sets_sum(problem["q"][order], k, max_overlap(k, tau))
+        sets = [np.sort(order[s_]) for s_ in sets] if sets is not None else [None] * n_sets
+        return _best_first(sets, problem["q"]), status, time.perf_counter() - t0
     sets, status = _solve_sum_by_counts(problem["q"][order], k, tau, n_sets,
                                         None if time_limit is None else time_limit * n_sets,
                                         int(random_state or 0) % (2**31), options.count_rounds, precision,
@@ -719,7 +799,7 @@ def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_
     return sets, status, secs
 
 # %% ../nbs/40_alternatives.ipynb #13d4f49e
-def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options):
+def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
     t0 = time.perf_counter()
@@ -734,7 +814,26 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
         incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
     else:
-        sets, status, min_ub = _solve_min_by_cliques(c_int, k, ov, n_sets, deadline, budget)
+        walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
+        cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
+        checked = False
+        while True:
+            sets, status, min_ub = walk.run(cands, deadline)
+            if status != "gave up" or cands >= budget["candidates"]: break
+            if deadline is not None and time.perf_counter() >= deadline: break
+            if not checked:  # the walk did not finish at once: is there any solution at all?
+                checked = True
+                feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+                if feasible == "infeasible":
+                    return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
+            # progress check: CP-SAT (with the walk's bound) for as long as the walk has run so far
+            spent = time.perf_counter() - t0
+            if deadline is not None: spent = min(spent, deadline - time.perf_counter())
+            got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
+                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options, min_ub)
+            if st_ == "optimal":
+                return got, "optimal", time.perf_counter() - t0, None, None
+            cands = min(budget["candidates"], cands * 4)
     secs = time.perf_counter() - t0
     if status != "gave up":
         sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
@@ -778,8 +877,20 @@ def _resolve_formulation(formulation: str, solver: str) -> str:
     if formulation != "auto": return formulation
     return "fast" if solver == "cpsat" else "paper"
 
+# %% ../nbs/40_alternatives.ipynb #feas28
+def _feasibility(nf, k, tau, n_sets, time_limit, random_state, options):
+    """Do `n_sets` sets of `k` of `nf` features, pairwise overlap <= max_overlap(k, tau), exist at all?
+    The count relaxation with all qualities 0, realised: ('infeasible' | 'feasible' | 'unknown', seconds)."""
+    t0 = time.perf_counter()
+    limit = options.precheck_time
+    if time_limit is not None: limit = min(limit, options.precheck_share * time_limit * n_sets)
+    _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, limit,
+                                     int(random_state or 0) % (2**31), options.count_rounds)
+    return {"infeasible": "infeasible", "optimal": "feasible"}.get(status, "unknown"), time.perf_counter() - t0
+
 # %% ../nbs/40_alternatives.ipynb #74a8b322
-def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precision, random_state, options):
+def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precision, random_state, options,
+               n_jobs=1):
     """The exact searches of the fast formulation: (result or None, time left per set, their seconds, upper
     bound, incumbent). A result is final; otherwise the model gets the time left and what they proved."""
     ov, t_pre, min_ub, incumbent = max_overlap(k, tau), 0.0, None, None
@@ -790,7 +901,7 @@ def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precisio
     # (tau = 1 with fewer than n_sets * k features: infeasible, for the model to say)
     elif not (ov == 0 and n_sets * k > len(feats)):
         sets, status, t_pre, min_ub, incumbent = _solve_max_min(problem, feats, k, tau, n_sets, time_limit,
-                                                                 precision, options)
+                                                                 precision, options, random_state, n_jobs)
         if status != "gave up": return (sets, status, t_pre), time_limit, t_pre, None, None
     if time_limit is not None and t_pre: time_limit = max(0.01, time_limit - t_pre / n_sets)
     return None, time_limit, t_pre, min_ub, incumbent
@@ -829,11 +940,18 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     if preselect and kind == "linear":
         feats = _preselect(problem["q"], (n_sets + len(fixed_sets)) * k, must, must_not)
     t_pre, min_ub, incumbent = 0.0, None, None
-    if (formulation == "fast" and kind == "linear" and n_sets > 1 and not len(fixed_sets) and not len(must)
-            and not return_model and ov < k):
-        done, time_limit, t_pre, min_ub, incumbent = _shortcuts(problem, feats, k, tau, n_sets, aggregation,
-                                                                time_limit, precision, random_state, options)
-        if done is not None: return done
+    joint = (formulation == "fast" and n_sets > 1 and not len(fixed_sets) and not len(must) and not return_model
+             and ov < k)
+    if joint and kind == "mrmr":  # (univariate: inside the shortcuts)
+        feasible, t_pre = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+        if feasible == "infeasible": return [None] * n_sets, "infeasible", t_pre
+        if time_limit is not None: time_limit = max(min(0.01, time_limit), time_limit - t_pre / n_sets)
+    if joint and kind == "linear":
+        done, time_limit, t_short, min_ub, incumbent = _shortcuts(problem, feats, k, tau, n_sets, aggregation,
+                                                                  time_limit, precision, random_state, options,
+                                                                  n_jobs)
+        if done is not None: return done[0], done[1], done[2] + t_pre
+        t_pre += t_short
     out = _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
                        time_limit, precision, random_state, n_jobs, options, min_ub, return_model)
     if return_model: return out
@@ -978,6 +1096,7 @@ def _check_y(y, n_rows=None):  # y: (m,) class labels, numbers or strings; n_row
     if n_rows is not None and len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries: they must describe the same rows")
     if y.dtype.kind in "biuf": check_X(y.reshape(-1, 1), name="y")  # NaN / inf, with the first bad row
+    _refuse_constant_y(y)
     return y
 
 # %% ../nbs/40_alternatives.ipynb #aa59bd2d
@@ -998,6 +1117,8 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
                  must_select=None,  # features every set must contain
                  must_not_select=None,  # features no set may contain
+                 # identical columns: 'report' (warn, keep all, `duplicate_groups_`) or 'merge' (one per group)
+                 duplicates: str = "report",
                  # CP-SAT: decimals kept relative to the largest coefficient (None: largest safe, <= 9)
                  precision: int | None = None,
                  max_iters: int = 1000,  # Greedy Wrapper: maximum solver calls
@@ -1072,6 +1193,8 @@ def _validate_search(self: AlternativeFeatureSelector, n: int):
     tl = self.time_limit
     if tl is not None and (isinstance(tl, bool) or not isinstance(tl, number) or not 0 < tl < math.inf):
         raise ValueError(f"time_limit={tl!r}: seconds per set in (0, inf), or None (the paper's 60 s)")
+    if self.duplicates not in _DUPLICATES:
+        raise ValueError(f"duplicates={self.duplicates!r}: use one of {_DUPLICATES}")
     ua = self.use_alternative
     if isinstance(ua, bool) or not isinstance(ua, (int, np.integer)) or not 0 <= ua <= a:
         raise ValueError(f"use_alternative={ua!r}: must be an integer in [0, n_alternatives={a}]")
@@ -1098,7 +1221,42 @@ def _validate(self: AlternativeFeatureSelector, X, y):
     if (len(must) or len(must_not)) and self.method != "solver":
         raise ValueError("must_select / must_not_select need method='solver' "
                          "(the heuristics cannot take constraints)")
+    must_not = self._handle_duplicates(X, must, must_not)
     return X, y, n, kind, must, must_not
+
+# %% ../nbs/40_alternatives.ipynb #dupcode28
+_DUPLICATES = ("report", "merge")
+
+def _duplicate_groups(X) -> list:  # X: (m, n) dense or sparse
+    "Groups (sorted index lists, size >= 2) of identical columns of X."
+    if X is None: return []
+    if sp.issparse(X):
+        C = sp.csc_matrix(X, copy=True)
+        C.eliminate_zeros()
+        C.sort_indices()
+        keys = [(C.indices[C.indptr[j]:C.indptr[j + 1]].tobytes(),
+                 (C.data[C.indptr[j]:C.indptr[j + 1]] + 0.0).tobytes()) for j in range(C.shape[1])]
+    else:  # + 0.0: -0.0 and 0.0 are the same value
+        keys = [col.tobytes() for col in np.ascontiguousarray(np.asarray(X, dtype=float).T + 0.0)]
+    groups = {}
+    for j, key in enumerate(keys): groups.setdefault(key, []).append(j)
+    return sorted(g for g in groups.values() if len(g) > 1)
+
+@patch
+def _handle_duplicates(self: AlternativeFeatureSelector, X, must, must_not):
+    "Find identical columns (`duplicate_groups_`), warn, and with duplicates='merge' exclude all but one per group."
+    self.duplicate_groups_ = _duplicate_groups(X)
+    if not self.duplicate_groups_: return must_not
+    merge = self.duplicates == "merge"
+    out = [j for g in self.duplicate_groups_
+           for j in (g[1:] if not np.isin(g, must).any() else np.setdiff1d(g, must).tolist())] if merge else []
+    shown = self.duplicate_groups_[:5]
+    warnings.warn(f"{len(self.duplicate_groups_)} group(s) of identical columns {shown}"
+                  f"{'...' if len(self.duplicate_groups_) > 5 else ''}: "
+                  + (f"merged (one per group selectable, {len(out)} columns excluded)" if merge else
+                     "each counts as its own feature, so alternatives may be copies; duplicates='merge' keeps "
+                     "one per group"), UserWarning, stacklevel=4)
+    return np.union1d(must_not, np.asarray(out, dtype=int)).astype(int)
 
 # %% ../nbs/40_alternatives.ipynb #2cb8ba7a
 @patch
@@ -1179,6 +1337,7 @@ def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, pro
     self.formulation_ = _resolve_formulation(self.formulation, self.solver)
     self._Xy = (X, y) if kind == "wrapper" else None
     self.feature_sets_, self.qualities_, self.statuses_, self.times_ = [], [], [], []
+    self._seq = None  # the sequential search's one model, built at its first step
     tl = 60.0 if self.time_limit is None else self.time_limit
     if self.method != "solver": self._run_heuristic(tl)
     elif self.search == "sequential":
@@ -1201,13 +1360,16 @@ def _append(self: AlternativeFeatureSelector, s, q, st, dt):
 def _run_heuristic(self: AlternativeFeatureSelector, tl):
     "Greedy Replacement, Balancing or Depth Search on the univariate qualities."
     fn, self.search_ = _HEURISTICS[self.method]
-    q, a = self.problem_["q"], self.n_alternatives
+    a = self.n_alternatives
+    keep = np.setdiff1d(np.arange(self.n_features_in_), self._must_not)  # merged duplicates excluded
+    q = self.problem_["q"][keep]
     t0 = time.perf_counter()
     if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
         sets, sts = fn(q, self.k, a, self.tau, time_limit=tl * (a + 1), return_statuses=True)
     else:
         sets = fn(q, self.k, a, self.tau)
         sts = ["feasible" if s is not None else "not solved" for s in sets]
+    sets = [None if s is None else keep[s] for s in sets]
     dt = (time.perf_counter() - t0) / len(sets)
     for s, st in zip(sets, sts): self._append(s, self.set_quality(s), st, dt)
 
@@ -1229,6 +1391,117 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
         quals = [self.set_quality(s) for s in sets]
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
+# %% ../nbs/40_alternatives.ipynb #walkstep28
+def _step_search(c, fixed, k, ov, deadline, max_nodes):
+    """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
+    lists): depth-first, the next chosen feature in quality order, cut when the k - chosen best features left
+    cannot beat the best set found. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget)."""
+    n, pre = len(c), np.concatenate([[0], np.cumsum(c, dtype=object)]).tolist()
+    member = [[] for _ in range(n)]
+    for f, F in enumerate(fixed):
+        if len(F) > ov:  # a set sharing at most ov features can never be violated
+            for t in F: member[t].append(f)
+    cnt, chosen, best, nodes = [0] * len(fixed), [], [None, None], 0
+    def rec(i, s):
+        nonlocal nodes
+        r = k - len(chosen)
+        if r == 0:
+            if best[0] is None or s > best[0]: best[:] = [s, tuple(chosen)]
+            return
+        for j in range(i, n - r + 1):
+            nodes += 1
+            if nodes > max_nodes or (nodes % 256 == 0 and time.perf_counter() > deadline): raise _GiveUp("budget")
+            if best[0] is not None and s + pre[j + r] - pre[j] <= best[0]: break  # later j: smaller bounds
+            if all(cnt[f] < ov for f in member[j]):
+                for f in member[j]: cnt[f] += 1
+                chosen.append(j)
+                rec(j + 1, s + c[j])
+                chosen.pop()
+                for f in member[j]: cnt[f] -= 1
+    try:
+        rec(0, 0)
+    except _GiveUp:
+        return None
+    return best[1] if best[1] is not None else "infeasible"
+
+# %% ../nbs/40_alternatives.ipynb #seqcls28
+class _SequentialSearch:
+    "A whole sequential search: one walk over all steps, and one solver model (per pre-selection) for the rest."
+    def __init__(self, problem, k, tau, solver, formulation, time_limit, preselect, must, must_not, precision,
+                 random_state, n_jobs, options=None, n_total=1):
+        self.args = dict(problem=problem, k=k, tau=tau, solver=solver, formulation=formulation,
+                         time_limit=time_limit, preselect=preselect, must=np.asarray(must, dtype=int),
+                         must_not=np.asarray(must_not, dtype=int), precision=precision,
+                         random_state=random_state, n_jobs=n_jobs)
+        self.options = SolverOptions() if options is None else options
+        _check_solve_args(problem, k, tau, 1, "sum", solver, formulation, time_limit, self.options)
+        self.formulation = _resolve_formulation(formulation, solver)
+        self.ov, self.model, self.walk, self.infeasible_at = max_overlap(k, tau), None, None, None
+        self.last_solve = 0.0  # seconds of the last CP-SAT solve: the step search's time budget per step
+        self.share = self.options.walk_share  # of that time: doubled after a step it answered, halved after one it did not
+    def __getstate__(self): return {**self.__dict__, "model": None, "S": None, "walk": None}  # rebuilt when needed
+    def _start_walk(self, fixed_sets):
+        "The step search over every allowed feature, on the integers the CP-SAT model uses (same scale, ties)."
+        a, p = self.args, self.args["problem"]
+        feats = np.setdiff1d(np.arange(p["n"]), a["must_not"])
+        prec = _cpsat_precision(_int_multiplier("linear", a["k"], len(feats), 1, "sum", self.formulation),
+                                a["precision"], self.options.int_max)
+        scale = 10 ** prec / _qmax(p, a["k"], feats)
+        self.order = feats[np.argsort(-p["q"][feats], kind="stable")]
+        self.where = {int(j): t for t, j in enumerate(self.order)}
+        self.walk = [int(round(float(x) * scale)) for x in p["q"][self.order]]
+    def _model_for(self, fixed_sets):
+        "The one-set model with every fixed set's constraint: built once (once per step with pre-selection)."
+        a, p = self.args, self.args["problem"]
+        need = len(fixed_sets) + 1
+        if self.model is None or (a["preselect"] and p["kind"] == "linear" and need != self.n_feats_for):
+            feats = np.setdiff1d(np.arange(p["n"]), a["must_not"])
+            if a["preselect"] and p["kind"] == "linear":  # the (l+1)k best features suffice at step l
+                feats = _preselect(p["q"], need * a["k"], a["must"], a["must_not"])
+            self.model, self.S, self.feats = _solve_model(
+                p, feats, a["k"], a["tau"], 1, (), a["must"], "sum", a["solver"], self.formulation,
+                a["time_limit"], a["precision"], a["random_state"], a["n_jobs"], self.options, return_model=True)
+            self.pos, self.added, self.hint, self.n_feats_for = {int(j): i for i, j in enumerate(self.feats)}, 0, \
+                None, need
+        m, s = self.model, self.S[0]
+        for F in fixed_sets[self.added:]:  # the new dissimilarity constraints
+            inF = [s[self.pos[int(j)]] for j in F if int(j) in self.pos]
+            if len(inF) > self.ov: m.add(m.sum(inF) <= self.ov)
+        self.added = len(fixed_sets)
+        return m, s
+    def step(self, fixed_sets):
+        "The best set that is an alternative to every set of `fixed_sets` (the sets found so far, in order)."
+        fixed_sets = [np.asarray(F, dtype=int) for F in fixed_sets]
+        if self.infeasible_at == len(fixed_sets): return [None], "infeasible", 0.0  # the same problem again
+        a, t0 = self.args, time.perf_counter()
+        if a["problem"]["kind"] == "linear" and not len(a["must"]) and a["solver"] == "cpsat":
+            if self.walk is None: self._start_walk([])
+            fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
+            I = _step_search(self.walk, fixed, a["k"], self.ov,
+                             t0 + max(self.options.walk_min_time, self.share * self.last_solve),
+                             self.options.nodes)
+            self.share = min(4.0, self.share * 2) if I is not None else max(1 / 16, self.share / 2)
+            if I == "infeasible":
+                self.infeasible_at = len(fixed_sets)
+                return [None], "infeasible", time.perf_counter() - t0
+            if I is not None:
+                found = np.sort(self.order[list(I)])
+                self.hint_set = set(found.tolist())
+                return [found], "optimal", time.perf_counter() - t0
+        m, s = self._model_for(fixed_sets)
+        if getattr(self, "hint_set", None) is not None and isinstance(m, _CpSatModel):  # the previous solution
+            m.m.clear_hints()
+            for j, v in zip(self.feats, s): m.m.add_hint(v, int(int(j) in self.hint_set))
+        t1 = time.perf_counter()
+        status = m.solve()
+        secs, self.last_solve = time.perf_counter() - t0, time.perf_counter() - t1
+        if status not in ("optimal", "feasible"):
+            if status == "infeasible": self.infeasible_at = len(fixed_sets)
+            return [None], status, secs
+        found = self.feats[[i for i, v in enumerate(s) if m.val(v) > 0.5]]
+        self.hint_set = set(found.tolist())
+        return [found], status, secs
+
 # %% ../nbs/40_alternatives.ipynb #b9e595a4
 @patch
 def _step(self: AlternativeFeatureSelector, tl):
@@ -1241,9 +1514,11 @@ def _step(self: AlternativeFeatureSelector, tl):
             self._must_not, self._rs, self.n_jobs)
         self._append(sets[0], quals[0], st, dt)
     else:
-        sets, st, dt = solve_alternatives(
-            self.problem_, self.k, self.tau, 1, fixed, "sum", self.solver, self.formulation_, tl,
-            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        if getattr(self, "_seq", None) is None:
+            self._seq = _SequentialSearch(self.problem_, self.k, self.tau, self.solver, self.formulation_, tl,
+                                          self.preselect, self._must, self._must_not, self.precision, self._rs,
+                                          self.n_jobs, n_total=self.n_alternatives + 1)
+        sets, st, dt = self._seq.step(fixed)
         self._append(sets[0], self.set_quality(sets[0]), st, dt)
 
 @patch

@@ -915,3 +915,232 @@ def test_shared_validators_messages(bc):
         AlternativeFeatureSelector().fit(X, y[:-1])
     with pytest.raises(ValueError, match="y is None"):
         alt._check_y(None)
+
+
+# --- degenerate inputs (issue 28) ---
+def _with_constants():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:300, :8].copy()
+    X[:, 2], X[:, 5] = 3.0, 0.0  # two constant columns
+    return X, y[:300]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_constant_features_get_zero_quality_with_a_warning(sparse):
+    import scipy.sparse as sps
+    X, y = _with_constants()
+    Xs = sps.csr_matrix(X) if sparse else X
+    with pytest.warns(UserWarning, match=r"2 constant feature\(s\) \[2, 5\]"):
+        q = alt.mi_qualities(Xs, y, 0)
+    assert q[2] == 0 and q[5] == 0 and q.sum() == pytest.approx(1.0) and (np.delete(q, [2, 5]) > 0).all()
+    with pytest.warns(UserWarning, match="constant feature"):
+        rel, R = alt._mrmr_data(X, y, 0)
+    assert rel[[2, 5]].tolist() == [0, 0] and not R[[2, 5]].any() and not R[:, [2, 5]].any()
+    with pytest.warns(UserWarning, match="constant feature"):
+        g = alt.model_gain_qualities(X, y, 0)
+    assert g[[2, 5]].tolist() == [0, 0]
+    # all-constant X: quality 0 and a warning, never a confident "1.0" (scikit-learn alone gives each column > 0)
+    Xc = np.tile([1.0, 2.0, 3.0, 4.0], (60, 1))
+    with pytest.warns(UserWarning, match="constant feature"):
+        sel = AlternativeFeatureSelector(k=2, n_alternatives=1, random_state=0).fit(Xc, y[:60])
+    assert sel.qualities_ == [0.0, 0.0]
+
+
+def test_constant_y_is_refused_naming_y(bc):
+    X, y = bc
+    for f in (lambda: AlternativeFeatureSelector().fit(X, np.ones(len(y))),
+              lambda: AlternativeFeatureSelector(objective="mrmr").fit(X, np.full(len(y), "a")),
+              lambda: AlternativeFeatureSelector().estimate_problem(X, np.zeros(len(y))),
+              lambda: alt.mi_qualities(X, np.ones(len(y))), lambda: alt.model_gain_qualities(X, np.ones(len(y)))):
+        with pytest.raises(ValueError, match="y is constant"):
+            f()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_duplicate_columns_are_reported_or_merged(sparse):
+    import scipy.sparse as sps
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:300], y[:300]
+    best = int(np.argmax(alt.mi_qualities(X, y, 0)))
+    Xd = np.c_[X, X[:, best], -0.0 * X[:, 0]]  # a copy of the best feature (and a column of -0.0 = 0)
+    Xd[:, 0] = 0.0  # ... duplicated by column 31
+    Xd = sps.csr_matrix(Xd) if sparse else Xd
+    kw = dict(k=3, n_alternatives=2, tau=0.5, random_state=0)
+    with pytest.warns(UserWarning, match="identical columns"):
+        rep = AlternativeFeatureSelector(**kw).fit(Xd, y)
+    assert rep.duplicate_groups_ == [[0, 31], [best, 30]]
+    # reported, not changed: the copy is used as a feature of its own (an alternative holds the copy)
+    if not sparse: assert any(30 in s for s in rep.feature_sets_)  # (sparse X: discrete MI, another best)
+    with pytest.warns(UserWarning, match="merged"):
+        mer = AlternativeFeatureSelector(**kw, duplicates="merge").fit(Xd, y)
+    used = set(np.concatenate(mer.feature_sets_).tolist())
+    assert 30 not in used and 31 not in used
+    ref = AlternativeFeatureSelector(**kw).fit(Xd[:, :30], y)  # the same search without the copies
+    assert [s.tolist() for s in mer.feature_sets_] == [s.tolist() for s in ref.feature_sets_]
+    # a copy in must_select is the one kept; heuristics see the merged features too
+    with pytest.warns(UserWarning, match="merged"):
+        ms = AlternativeFeatureSelector(**kw, duplicates="merge", must_select=[30]).fit(Xd, y)
+    assert all(30 in s and best not in s for s in ms.feature_sets_)
+    with pytest.warns(UserWarning, match="merged"):
+        hb = AlternativeFeatureSelector(**kw, duplicates="merge", method="greedy_balancing").fit(Xd, y)
+    assert not {30, 31} & set(np.concatenate(hb.feature_sets_).tolist())
+    with pytest.raises(ValueError, match="duplicates='drop'"):
+        AlternativeFeatureSelector(duplicates="drop").fit(X, y)
+
+
+# --- feasibility pre-check shared by the aggregations (issue 28) ---
+def _exists(nf, k, ov, n_sets):
+    "Brute force: are there n_sets k-subsets of range(nf) with pairwise overlap <= ov?"
+    subs = [set(c) for c in itertools.combinations(range(nf), k)]
+    def rec(chosen, start):
+        if len(chosen) == n_sets: return True
+        return any(rec(chosen + [s], i + 1) for i, s in enumerate(subs[start:], start)
+                   if all(len(s & c) <= ov for c in chosen))
+    return rec([], 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(nf=st.integers(3, 7), k=st.integers(1, 3), tau=st.sampled_from([0.34, 0.5, 0.67, 1.0]), n_sets=st.integers(2, 5))
+def test_feasibility_precheck_equals_brute_force(nf, k, tau, n_sets):
+    if k > nf or alt.max_overlap(k, tau) >= k: return
+    status, _ = alt._feasibility(nf, k, tau, n_sets, None, 0, alt.SolverOptions())
+    assert status == ("feasible" if _exists(nf, k, alt.max_overlap(k, tau), n_sets) else "infeasible")
+
+
+def test_min_aggregation_infeasibility_proven_by_the_shared_precheck(bc, monkeypatch):
+    X, y = bc
+    p = {"kind": "linear", "q": alt.mi_qualities(X, y, 0), "n": 30}
+    rel, R = alt._mrmr_data(X[:300, :12], y[:300], 0)
+    mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 12}
+    cases = [(p, 10, 0.8, 7), (mr, 5, 0.8, 5)]
+    statuses = {(id(q), agg): alt.solve_alternatives(q, k, tau, n, (), agg, "cpsat", "fast", 10.0)[1]
+                for q, k, tau, n in cases for agg in ("sum", "min")}
+    assert set(statuses.values()) == {"infeasible"}
+    def boom(*a, **kw): raise AssertionError("the pre-check should have proven infeasibility")
+    monkeypatch.setattr(alt, "_solve_model", boom)  # min: the model never runs (the walk's first round may)
+    for q, k, tau, n in cases:
+        t0 = time.perf_counter()
+        sets, status, _ = alt.solve_alternatives(q, k, tau, n, (), "min", "cpsat", "fast", 10.0)
+        assert status == "infeasible" and sets == [None] * n and time.perf_counter() - t0 < 2.0
+
+
+# --- sequential search on one model, with the walk (issue 28) ---
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 9), k=st.integers(1, 4), a=st.integers(1, 6),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]), ties=st.booleans(), pre=st.booleans())
+def test_sequential_walk_and_reused_model_equal_brute_force(seed, n, k, a, tau, ties, pre):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 3, n).astype(float) if ties else rng.random(n)
+    p, ov = {"kind": "linear", "q": q, "n": n}, max_overlap(k, tau)
+    value, ok = (lambda F: float(q[F].sum())), (lambda F: True)
+    for nodes in (10**9, 0):  # the step search answers, or (no nodes) the reused CP-SAT model with its hint does
+        ss = alt._SequentialSearch(p, k, tau, "cpsat", "fast", None, pre, (), (), None, 0, 1,
+                                   options=alt.SolverOptions(nodes=nodes))
+        sets = []
+        for _ in range(a + 1):
+            (s,), status, _ = ss.step([F for F in sets if F is not None])
+            best = _brute_step(value, ok, n, k, ov, [F for F in sets if F is not None])
+            if best == -np.inf:
+                assert s is None and status == "infeasible"
+            else:
+                assert status == "optimal" and len(set(s.tolist())) == k and abs(best - value(list(s))) <= 1e-9
+            sets.append(s)
+
+
+def test_sequential_search_builds_one_model(bc, monkeypatch):
+    import pickle
+    X, y = bc
+    calls = []
+    orig = alt._solve_model
+    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: calls.append(1) or orig(*a, **kw))
+    rel, R = alt._mrmr_data(X[:200, :10], y[:200], 0)
+    mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 10}
+    sel = AlternativeFeatureSelector(objective="mrmr", k=3, n_alternatives=4, tau=0.5, random_state=0)
+    sel.fit(X[:200, :10], y[:200], problem=mr)
+    assert len(calls) == 1  # one model for five steps
+    ref = [None]
+    for i in range(5):  # each step is what a fresh model gives
+        fixed = [s for s in sel.feature_sets_[:i] if s is not None]
+        s, st_, _ = alt.solve_alternatives(mr, 3, 0.5, 1, fixed, "sum", "cpsat", "fast", None)
+        assert st_ == sel.statuses_[i] and mrmr_value(s[0], rel, R) == pytest.approx(sel.qualities_[i], abs=1e-9)
+    # a pickled selector continues the same search (model rebuilt with every set)
+    again = pickle.loads(pickle.dumps(sel))
+    assert np.array_equal(again.next_alternative(), sel.next_alternative())
+    # univariate qualities: the step search answers every step of this search, no model is built at all
+    calls.clear()
+    AlternativeFeatureSelector(k=5, n_alternatives=10, tau=0.4, random_state=0).fit(X, y, problem={"kind": "linear", "q": alt.mi_qualities(X, y, 0), "n": 30})
+    assert calls == []
+
+
+def test_sequential_infeasible_step_is_not_solved_again(monkeypatch):
+    q = np.linspace(1, 0.1, 12)
+    sel = AlternativeFeatureSelector(objective=q, k=5, n_alternatives=5, tau=1.0, random_state=0,
+                                     must_select=[0]).fit()  # must: no walk, CP-SAT proves step 1 infeasible
+    assert sel.statuses_ == ["optimal"] + ["infeasible"] * 5 and sel.times_[2:] == [0.0] * 4
+
+
+# --- the max-min walk: resumable, its budget by size and progress (issue 28) ---
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([(3, 0.34), (3, 0.67), (4, 0.5), (4, 0.75)]), st.integers(1, 3), st.booleans())
+def test_max_min_walk_resumed_in_small_steps_equals_one_run(seed, k_tau, a, ties):
+    k, tau = k_tau
+    rng = np.random.default_rng(seed)
+    c = sorted((rng.integers(1, 4, 9) if ties else rng.integers(1, 1000, 9)).tolist(), reverse=True)
+    ov = max_overlap(k, tau)
+    whole = alt._solve_min_by_cliques(c, k, ov, a + 1)
+    w, cands = alt._MaxMinWalk(c, k, ov, a + 1, 10**9), 1
+    while True:
+        part = w.run(cands)
+        if part[1] != "gave up": break
+        assert whole[1] == "infeasible" or part[2] >= whole[2]  # the bound of a stopped walk is an upper bound
+        cands += 1
+    assert part[1] == whole[1] and part[2] == whole[2]
+    if whole[1] == "optimal":
+        assert min(sum(c[i] for i in S) for S in part[0]) == whole[2]
+
+
+def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
+    q = np.random.default_rng(3).random(14)
+    p = {"kind": "linear", "q": q, "n": 14}
+    log, run, model = [], alt._MaxMinWalk.run, alt._solve_model
+    monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append(("walk", m)) or run(self, m, d))
+    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: log.append(("cpsat", a[-1])) or model(*a, **kw))
+    sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
+                                         options=SolverOptions(walk_start=1))
+    assert status == "optimal"
+    assert abs(min(q[s].sum() for s in sets) - brute(lambda s: q[s].sum(), 14, 4, 0.5, 5, "min")) <= 1e-6
+    walks = [m for what, m in log if what == "walk"]
+    assert walks[0] == 14 and all(b == 4 * a_ for a_, b in zip(walks, walks[1:]))  # n candidates first, then x4
+    assert log[1][0] == "cpsat" and log[1][1] is not None  # CP-SAT tried after the first round, with the bound
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), k=st.integers(1, 4), tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]),
+       ties=st.booleans())
+def test_two_sets_sum_closed_form_equals_brute_force(seed, n, k, tau, ties):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-1, 3, n).astype(float) if ties else rng.random(n) - 0.2
+    p = {"kind": "linear", "q": q, "n": n}
+    sets, status, _ = solve_alternatives(p, k, tau, 2, aggregation="sum", formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, 2, "sum")
+    if best == -np.inf:
+        assert status == "infeasible" and sets == [None, None]
+        return
+    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
+    assert len(set(sets[0]) & set(sets[1])) <= max_overlap(k, tau) and abs(q[sets[0]].sum() + q[sets[1]].sum() - best) <= 1e-9
+
+
+def test_step_search_budget_follows_its_progress():
+    p = {"kind": "linear", "q": np.linspace(1, 0.1, 20), "n": 20}
+    for nodes, shares in ((10**9, [0.5, 1.0, 2.0, 4.0, 4.0]), (0, [0.125, 0.0625, 0.0625, 0.0625, 0.0625])):
+        ss = alt._SequentialSearch(p, 3, 0.5, "cpsat", "fast", None, False, (), (), None, 0, 1,
+                                   options=alt.SolverOptions(nodes=nodes))
+        sets, seen = [], []
+        for _ in range(5):
+            (s,), status, _ = ss.step(sets)
+            assert status == "optimal"
+            sets.append(s)
+            seen.append(ss.share)
+        assert seen == shares  # answered: doubled up to 4; gave up: halved down to 1/16
