@@ -1096,6 +1096,8 @@ def _check_y(y, n_rows=None):  # y: (m,) class labels, numbers or strings; n_row
     if n_rows is not None and len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries: they must describe the same rows")
     if y.dtype.kind in "biuf": check_X(y.reshape(-1, 1), name="y")  # NaN / inf, with the first bad row
+    if len(y) < 2:   # before the class check: one row is too few samples, whatever its label
+        raise ValueError(f"y has {len(y)} sample(s) (n_samples = {len(y)}): at least 2 rows with two classes are needed")
     _refuse_constant_y(y)
     return y
 

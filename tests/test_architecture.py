@@ -219,15 +219,21 @@ def test_every_notebook_declares_its_kernel():
 
 
 def test_export_check_leaves_no_copy_behind(tmp_path):
-    "`make test-export` compares against a copy of mlxplain/ in a fresh temporary folder and removes it."
-    import os, shutil, subprocess, sys
+    """`make test-export` compares against a copy of mlxplain/ in a fresh temporary folder and removes it, whether
+    the check passes or fails. A stand-in `nbdev_export` keeps the live tree untouched (other tests read it)."""
+    import os, shutil, subprocess
     if not shutil.which("make"):
         pytest.skip("make is not installed")
     old = Path("/tmp/mlxplain-export-check")               # where an earlier Makefile left its copy
     shutil.rmtree(old, ignore_errors=True)
-    env = {**os.environ, "TMPDIR": str(tmp_path), "BIN": str(Path(sys.executable).parent)}
-    r = subprocess.run(["make", "-s", "--no-print-directory", "-o", ".venv/.installed", "-o", "env", "test-export",
-                        f"BIN={Path(sys.executable).parent}"], cwd=ROOT, env=env, capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    assert list(tmp_path.iterdir()) == [] and not old.exists()
+    tmp, bin_ = tmp_path / "tmp", tmp_path / "bin"
+    tmp.mkdir(), bin_.mkdir()
+    for name, body in (("pass", "true"), ("fail", "exit 3")):   # an export that changes nothing / that fails
+        stub = bin_ / "nbdev_export"
+        stub.write_text(f"#!/bin/sh\n{body}\n")
+        stub.chmod(0o755)
+        r = subprocess.run(["make", "-s", "--no-print-directory", "-o", ".venv/.installed", "-o", "env",
+                            "test-export", f"BIN={bin_}"], cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)},
+                           capture_output=True, text=True, timeout=120)
+        assert (r.returncode == 0) == (name == "pass"), r.stdout[-2000:] + r.stderr[-2000:]
+        assert list(tmp.iterdir()) == [] and not old.exists(), name

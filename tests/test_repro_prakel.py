@@ -135,7 +135,7 @@ def test_committed_runs_reproduce(need_data):
     # OpenBLAS without AVX2, one row of 67 moved by 0.0045. So one row may move, by at most 0.01; a change of the code
     # moves more (PRAkEL's costs left unshifted: 4 rows).
     moved = (same["value_new"] - same["value_old"]).abs()
-    off = same[moved > 1e-12].assign(moved=moved)
+    off = same.assign(moved=moved)[moved > 1e-12]
     assert len(off) <= 1 and (off["moved"] <= 0.01).all(), (
         "the committed tables no longer describe the code: rerun `mlxplain reproduce prakel` (and commit "
         "nbs/results/prakel)\n" + off[["kind", "method", "loss", "value_old", "value_new"]].to_string())
