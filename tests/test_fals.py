@@ -656,9 +656,14 @@ def test_batched_route_equals_the_others_in_any_chunks(power):
     for be in (None, 40, 13):                           # the Gram route's stacked products, down to one unit each
         np.testing.assert_allclose(tlp_scores(m, X, power=power, method="gram", batch_elems=be), ref,
                                    rtol=0, atol=1e-5 * ref.max())
-    before = torch.get_float32_matmul_precision()
-    np.testing.assert_array_equal(tlp_scores(m, X, method="batched", tf32=True), tlp_scores(m, X, method="batched"))
-    assert torch.get_float32_matmul_precision() == before   # the option is scoped to the call
+    S_tf32 = tlp_scores(m, X, method="batched", tf32=True)    # no TF32 on a CPU: the same numbers
+    assert torch.get_float32_matmul_precision() == "highest"   # the option is scoped to the call ...
+    np.testing.assert_array_equal(S_tf32, tlp_scores(m, X, method="batched"))
+    torch.set_float32_matmul_precision("medium")
+    try:
+        tlp_scores(m, X, method="batched")
+        assert torch.get_float32_matmul_precision() == "medium"   # ... and restores the caller's setting
+    finally: torch.set_float32_matmul_precision("highest")
 
 
 @pytest.mark.parametrize("sparse", [True, False])
@@ -716,3 +721,17 @@ def test_xc_generator_planted_features_are_found_by_fals():
     perm = np.random.default_rng(0).permutation(2000)
     g = FALS(k=3, random_state=0).fit(ds.X, ds.Y[perm])
     assert _precision(g.selected_, rel) < 0.3
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_epoch_loss_is_the_mean_over_instances(sparse):
+    "The loss summed on the device (no .item() a step) is the epoch's mean BCE: with lr=0 that of the initial network."
+    import mlxplain.fals as F
+    ds, _ = make_label_specific(n_samples=150, n_features=30, n_labels=4, sparse=True, random_state=0)
+    X = F._check_X(ds.X if sparse else ds.X.toarray()); Y = F._check_Y(ds.Y, 150)
+    torch.manual_seed(0); m = make_tlp(30, 8, 4)
+    with torch.no_grad():
+        want = torch.nn.functional.binary_cross_entropy_with_logits(m(torch.from_numpy(np.asarray(X.todense() if sparse else X))),
+                                                                     torch.from_numpy(Y)).item()
+    hist = F.train_tlp(m, X, Y, 2, 64, 0.0, 0.0, 0, torch.device("cpu"))   # batches of 64, 64, 22
+    np.testing.assert_allclose(hist, [want, want], rtol=1e-6)
