@@ -5,6 +5,7 @@ Usage: python benchmarks/bench_fals.py [--data bibtex | synthetic | NAME] [--qui
                                        [--trees 100] [--device cpu] [--skip rf,lift] [--out FILE]
        python benchmarks/bench_fals.py --busy [--repeats 5]
        python benchmarks/bench_fals.py --rounding [--data bibtex]
+       python benchmarks/bench_fals.py --profile [--data bibtex] [--quick]
        python benchmarks/bench_fals.py --roofline [--quick] [--roofline-data bibtex,delicious] [--roofline-csv FILE]
 
 `--out FILE` also writes the report to FILE, headed by the command line, the UTC time and the machine's load
@@ -35,6 +36,9 @@ as multiples of their bound. The scores are checked against the reference paths:
 route (per-instance Jacobians, squared) on the same 200 instances of the trained network; one epoch of `train_tlp`
 against the plain loop `_train_reference` from the same initial weights; all cores against one thread. Times on a
 loaded machine are longer than the bound says (the load average is printed and kept in the CSV).
+
+`--profile`: one FALS fit (one thread) under torch's profiler, untimed: the operators by their own CPU time, and
+Python's cProfile of a second fit by internal time (where the Python body of training and scoring goes).
 
 `--busy`: a 3000 x 60 x 6 FALS fit idle and next to one CPU-bound competing process (`python -c "while True: pass"`,
 paused with SIGSTOP for the idle fit of each pair and killed at the end), `--repeats` interleaved pairs, for
@@ -244,7 +248,7 @@ def roofline_row(name, X, Y, threads, ref=None):
     epoch_s, score_s = f.fit_time_["train"] / f.epochs, f.fit_time_["score"]
     eb = max(2 * c["epoch"] / rate, c["epoch_bytes"] / bw)
     sb = max(2 * c["gram"] / rate, c["gram_bytes"] / bw)
-    row = {"data": name, "N": X.shape[0], "D": X.shape[1], "C": Y.shape[1], "H": f.hidden_, "threads": threads,
+    row = {"data": name, "N": X.shape[0], "D": X.shape[1], "C": Y.shape[1], "H": f.hidden_, "threads": threads, "cpus": os.cpu_count(),
            "gemm_gflops": rate / 1e9, "copy_gbs": bw / 1e9,
            "epoch_madds": c["epoch"], "epoch_bytes": c["epoch_bytes"], "epoch_bound_s": eb,
            "epoch_bound": "compute" if 2 * c["epoch"] / rate >= c["epoch_bytes"] / bw else "memory",
@@ -278,6 +282,27 @@ def roofline_row(name, X, Y, threads, ref=None):
         row["scores_vs_1thread_rel"] = float(np.abs(f.scores_ - ref.scores_).max() / ref.scores_.max())
         row["selected_same_as_1thread"] = float(np.mean([np.array_equal(a, b) for a, b in zip(f.selected_, ref.selected_)]))
     return row, f
+
+
+def profile(args, print):
+    "torch.profiler and cProfile tables of one FALS fit each (one thread), after a warm-up; nothing here is timed."
+    import cProfile, io, pstats, warnings
+    warnings.simplefilter("ignore")
+    from torch.profiler import profile as tprofile, ProfilerActivity
+    from mlxplain.fals import FALS
+    X, Y, _ = _load(args)
+    FALS(epochs=1, random_state=0, n_threads=1).fit(X[:256], Y[:256])
+    with tprofile(activities=[ProfilerActivity.CPU]) as p:
+        f = FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
+    print(f"torch profiler, one fit (train {f.fit_time_['train']:.2f} s + scores {f.fit_time_['score']:.2f} s under the profiler):")
+    print(p.key_averages().table(sort_by="self_cpu_time_total", row_limit=20))
+    pr = cProfile.Profile()
+    pr.enable()
+    FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
+    pr.disable()
+    out = io.StringIO()
+    pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(15)
+    print(out.getvalue())
 
 
 def roofline(args, print):
@@ -361,6 +386,7 @@ def main():
     ap.add_argument("--out", default=None, help="also write the report to this file")
     ap.add_argument("--rounding", action="store_true", help="instead of timing: train 10 epochs from one seed and init "
                     "with the replaced loop (CSR and dense input) and the current one; compare the top-k overlaps")
+    ap.add_argument("--profile", action="store_true", help="instead of timing: torch.profiler and cProfile of one fit")
     ap.add_argument("--roofline", action="store_true", help="instead of the comparison: FALS's epoch and scoring "
                     "times against the bound max(flops / matmul rate, bytes / copy bandwidth) measured in this run")
     ap.add_argument("--roofline-data", default="bibtex,delicious", help="comma-separated data sets of --roofline")
@@ -388,6 +414,9 @@ def main():
           f"{os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}")
     if args.busy:
         busy(args, print)
+        return save()
+    if args.profile:
+        profile(args, print)
         return save()
     if args.roofline:
         roofline(args, print)

@@ -735,3 +735,20 @@ def test_epoch_loss_is_the_mean_over_instances(sparse):
                                                                      torch.from_numpy(Y)).item()
     hist = F.train_tlp(m, X, Y, 2, 64, 0.0, 0.0, 0, torch.device("cpu"))   # batches of 64, 64, 22
     np.testing.assert_allclose(hist, [want, want], rtol=1e-6)
+
+
+def test_roofline_row_on_small_data():
+    "bench_fals.py --roofline's row: counts from tlp_cost_model, bounds from rates measured in the run, reference checks."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_fals", Path(__file__).parents[1] / "benchmarks" / "bench_fals.py")
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    from mlxplain.fals import tlp_cost_model
+    ds, _ = make_label_specific(n_samples=300, n_features=60, n_labels=4, n_relevant=3, sparse=True, random_state=0)
+    row, f = bench.roofline_row("tiny", ds.X, ds.Y_dense, 1)
+    cm = tlp_cost_model(300, 60, f.hidden_, 4, ds.X.nnz, f.batch_size)
+    assert row["epoch_madds"] == cm["epoch_madds"] and row["epoch_bytes"] == cm["epoch_bytes"]
+    assert row["gemm_gflops"] > 0 and row["copy_gbs"] > 0
+    bound = max(2 * row["epoch_madds"] / (row["gemm_gflops"] * 1e9), row["epoch_bytes"] / (row["copy_gbs"] * 1e9))
+    assert row["epoch_bound_s"] == pytest.approx(bound) and row["epoch_ratio"] == pytest.approx(row["epoch_s"] / bound)
+    assert row["score_vs_direct_rel"] < 1e-5 and row["epoch_vs_reference_rel"] < 1e-4
+    torch.set_num_threads(1)
