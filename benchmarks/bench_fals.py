@@ -5,6 +5,8 @@ Usage: python benchmarks/bench_fals.py [--data bibtex | synthetic | NAME] [--qui
                                        [--trees 100] [--device cpu] [--skip rf,lift] [--out FILE]
        python benchmarks/bench_fals.py --busy [--repeats 5]
        python benchmarks/bench_fals.py --rounding [--data bibtex]
+       python benchmarks/bench_fals.py --profile [--data bibtex] [--quick]
+       python benchmarks/bench_fals.py --roofline [--quick] [--roofline-data bibtex,delicious] [--roofline-csv FILE]
 
 `--out FILE` also writes the report to FILE, headed by the command line, the UTC time and the machine's load
 average (the committed nbs/results/fals/bench_bibtex.txt is written this way; see its first line).
@@ -24,6 +26,19 @@ work label by label, so their time is close to linear in the labels). Captum sco
 label) is compared with the closed form on the same `--captum-samples` instances. Prints `ours / peer` time and
 memory ratios, the multiply-add counts of FALS's cost model (`tlp_costs`: one epoch against exact scoring) and,
 untimed, how far `score_subsample=0.1` lands from the exact scores of the same network.
+
+`--roofline`: for each data set (bibtex and delicious; `--quick`: the small synthetic set), on one thread and on all
+cores, the machine's own float32 matrix-product rate (a 2048 x 2048 product, best of 5) and streaming bandwidth (a
+256 MB tensor copy, bytes read + written, best of 5) measured in this process right before the fit; FALS's training
+epoch and scoring counted by `tlp_cost_model` (multiply-adds and bytes moved: weights, gradients, Adam state,
+activations); the bound max(2 x multiply-adds / rate, bytes / bandwidth); and the measured epoch and scoring times
+as multiples of their bound. The scores are checked against the reference paths: the Gram route against the direct
+route (per-instance Jacobians, squared) on the same 200 instances of the trained network; one epoch of `train_tlp`
+against the plain loop `_train_reference` from the same initial weights; all cores against one thread. Times on a
+loaded machine are longer than the bound says (the load average is printed and kept in the CSV).
+
+`--profile`: one FALS fit (one thread) under torch's profiler, untimed: the operators by their own CPU time, and
+Python's cProfile of a second fit by internal time (where the Python body of training and scoring goes).
 
 `--busy`: a 3000 x 60 x 6 FALS fit idle and next to one CPU-bound competing process (`python -c "while True: pass"`,
 paused with SIGSTOP for the idle fit of each pair and killed at the end), `--repeats` interleaved pairs, for
@@ -167,6 +182,163 @@ def rounding(args):
     return {name: [len(np.intersect1d(a, b)) / k for a, b in zip(ref, t)] for name, t in top.items() if t is not ref}, k
 
 
+def machine_rates(threads, reps=5):
+    "(float32 matrix-product FLOP/s, copy bandwidth bytes/s) of this process on `threads` torch threads, best of reps."
+    torch.set_num_threads(threads)
+    n = 2048
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b                                                   # warm-up
+    t_mm = min(_timed(lambda: a @ b) for _ in range(reps))
+    src, dst = torch.ones(1 << 26), torch.empty(1 << 26)   # 256 MB each, far beyond the caches
+    dst.copy_(src)
+    t_cp = min(_timed(lambda: dst.copy_(src)) for _ in range(reps))
+    return 2 * n ** 3 / t_mm, 2 * src.numel() * 4 / t_cp
+
+
+def epoch_parts(H, C, weights, batch_size, threads, reps=20):
+    """Measured causes of an epoch's gap to its bound: the FLOP/s of the second layer's (B x H) @ (H x C) product and the
+    seconds of one fused Adam step over `weights` float32 weights, on `threads` threads (best of reps)."""
+    torch.set_num_threads(threads)
+    a, b = torch.randn(batch_size, H), torch.randn(H, C)
+    a @ b
+    t_mm = min(_timed(lambda: a @ b) for _ in range(reps))
+    p = torch.nn.Parameter(torch.zeros(weights))
+    p.grad = torch.ones(weights)
+    from mlxplain.fals import _adam
+    opt = _adam([p], 1e-2, 0.0)
+    opt.step()
+    t_adam = min(_timed(opt.step) for _ in range(reps))
+    return 2 * batch_size * H * C / t_mm, t_adam
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _roofline_data(args):
+    "(name, X, Y) of every data set of the roofline run."
+    from mlxplain.data import load_split, make_label_specific
+    if args.quick:
+        ds, _ = make_label_specific(n_samples=1000, n_features=200, n_labels=10, n_relevant=5, sparse=True,
+                                    random_state=0)
+        return [("quick", ds.X, ds.Y_dense)]
+    home = Path(os.environ.get("MLXPLAIN_DATA", "../shared/data"))
+    out = []
+    for name in args.roofline_data.split(","):
+        tr, _ = load_split(name, data_home=home)
+        out.append((name, tr.X, tr.Y_dense))
+    return out
+
+
+def roofline_row(name, X, Y, threads, ref=None):
+    "One row of the roofline table: rates, counts, bounds and measured times of one FALS fit on `threads` threads."
+    import warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.fals import (FALS, tlp_costs, tlp_scores, make_tlp, train_tlp, _train_reference, _check_X,
+                               _scores_direct, _tlp_weights)
+    rate, bw = machine_rates(threads)
+    FALS(epochs=1, random_state=0, n_threads=threads).fit(X[:256], Y[:256])      # warm-up
+    load0 = os.getloadavg()[0]
+    f = FALS(k=0.1, random_state=0, n_threads=threads).fit(X, Y)
+    Xs = f._scale(_check_X(X))                                                    # the network's training units
+    torch.set_num_threads(threads)
+    c = tlp_costs(f.model_, Xs, f.batch_size)
+    epoch_s, score_s = f.fit_time_["train"] / f.epochs, f.fit_time_["score"]
+    eb = max(2 * c["epoch"] / rate, c["epoch_bytes"] / bw)
+    sb = max(2 * c["gram"] / rate, c["gram_bytes"] / bw)
+    row = {"data": name, "N": X.shape[0], "D": X.shape[1], "C": Y.shape[1], "H": f.hidden_, "threads": threads, "cpus": os.cpu_count(),
+           "gemm_gflops": rate / 1e9, "copy_gbs": bw / 1e9,
+           "epoch_madds": c["epoch"], "epoch_bytes": c["epoch_bytes"], "epoch_bound_s": eb,
+           "epoch_bound": "compute" if 2 * c["epoch"] / rate >= c["epoch_bytes"] / bw else "memory",
+           "epoch_s": epoch_s, "epoch_ratio": epoch_s / eb,
+           # the narrower bound of Adam's traffic alone (28 bytes a weight a step), beside the full count
+           "epoch_ratio_adam_only": epoch_s / max(2 * c["epoch"] / rate, 28 * c["weights"] * c["adam_steps"] / bw),
+           "score_madds": c["gram"], "score_bytes": c["gram_bytes"], "score_bound_s": sb,
+           "score_bound": "compute" if 2 * c["gram"] / rate >= c["gram_bytes"] / bw else "memory",
+           "score_s": score_s, "score_ratio": score_s / sb, "load_avg": (load0 + os.getloadavg()[0]) / 2}
+    small, adam = epoch_parts(f.hidden_, Y.shape[1], c["weights"], f.batch_size, threads)
+    # per epoch: the Adam steps alone, and the epoch's products at the rate of its own (B x H) @ (H x C) shape
+    row.update(small_gemm_gflops=small / 1e9, adam_epoch_s=adam * c["adam_steps"],
+               epoch_products_s_at_small_rate=2 * c["epoch"] / small)
+    if ref is None:   # one thread: the reference paths
+        idx = np.sort(np.random.default_rng(0).choice(X.shape[0], min(200, X.shape[0]), replace=False))
+        W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(f.model_))
+        with torch.no_grad():
+            Sd = (_scores_direct(W1.contiguous(), b1, W2, b2, Xs[idx], "cpu", 2, 1 << 23) / len(idx)).numpy()
+        Sg = tlp_scores(f.model_, Xs[idx], method="gram")
+        row["score_vs_direct_rel"] = float(np.abs(Sg - Sd).max() / Sd.max())
+        torch.manual_seed(0)
+        a = make_tlp(X.shape[1], f.hidden_, Y.shape[1])
+        b = make_tlp(X.shape[1], f.hidden_, Y.shape[1])
+        b.load_state_dict(a.state_dict())
+        Yd = np.asarray(Y, dtype=np.float32)
+        train_tlp(a, Xs, Yd, 1, f.batch_size, f.lr, 0.0, 0, torch.device("cpu"))
+        _train_reference(b, Xs, Yd, 1, f.batch_size, f.lr, 0)
+        row["epoch_vs_reference_rel"] = max(float((p - q).abs().max() / q.abs().max())
+                                            for p, q in zip(a.parameters(), b.parameters()))
+    else:
+        row["scores_vs_1thread_rel"] = float(np.abs(f.scores_ - ref.scores_).max() / ref.scores_.max())
+        row["selected_same_as_1thread"] = float(np.mean([np.array_equal(a, b) for a, b in zip(f.selected_, ref.selected_)]))
+    return row, f
+
+
+def profile(args, print):
+    "torch.profiler and cProfile tables of one FALS fit each (one thread), after a warm-up; nothing here is timed."
+    import cProfile, io, pstats, warnings
+    warnings.simplefilter("ignore")
+    from torch.profiler import profile as tprofile, ProfilerActivity
+    from mlxplain.fals import FALS
+    X, Y, _ = _load(args)
+    FALS(epochs=1, random_state=0, n_threads=1).fit(X[:256], Y[:256])
+    with tprofile(activities=[ProfilerActivity.CPU]) as p:
+        f = FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
+    print(f"torch profiler, one fit (train {f.fit_time_['train']:.2f} s + scores {f.fit_time_['score']:.2f} s under the profiler):")
+    print(p.key_averages().table(sort_by="self_cpu_time_total", row_limit=20))
+    pr = cProfile.Profile()
+    pr.enable()
+    FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
+    pr.disable()
+    out = io.StringIO()
+    pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(15)
+    print(out.getvalue())
+
+
+def roofline(args, print):
+    "The roofline table: every data set on one thread and on all cores."
+    import pandas as pd
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    rows = []
+    for name, X, Y in _roofline_data(args):
+        ref = None
+        for threads in sorted({1, cores}):
+            row, f = roofline_row(name, X, Y, threads, ref)
+            ref = ref or f
+            rows.append(row)
+            print(f"{name} ({row['N']} x {row['D']}, C={row['C']}, H={row['H']}), {threads} thread(s): "
+                  f"matmul {row['gemm_gflops']:.1f} GFLOP/s, copy {row['copy_gbs']:.1f} GB/s | epoch "
+                  f"{row['epoch_madds']:.3g} madds, {row['epoch_bytes'] / 1e9:.2f} GB -> bound {row['epoch_bound_s']:.3f} s "
+                  f"({row['epoch_bound']}), measured {row['epoch_s']:.3f} s = {row['epoch_ratio']:.2f}x "
+                  f"({row['epoch_ratio_adam_only']:.2f}x Adam's bytes alone) | scoring "
+                  f"{row['score_madds']:.3g} madds, {row['score_bytes'] / 1e9:.2f} GB -> bound {row['score_bound_s']:.3f} s "
+                  f"({row['score_bound']}), measured {row['score_s']:.3f} s = {row['score_ratio']:.2f}x | load {row['load_avg']:.1f}")
+            print(f"  measured causes: Adam alone {row['adam_epoch_s']:.3f} s an epoch; the (B x H) @ (H x C) product runs at "
+                  f"{row['small_gemm_gflops']:.1f} GFLOP/s, so the epoch's multiply-adds take {row['epoch_products_s_at_small_rate']:.3f} s at that rate")
+            if "score_vs_direct_rel" in row:
+                print(f"  reference paths: Gram vs direct route on 200 instances max rel diff "
+                      f"{row['score_vs_direct_rel']:.1e}; one epoch train_tlp vs _train_reference max rel weight diff "
+                      f"{row['epoch_vs_reference_rel']:.1e}")
+            else:
+                print(f"  {threads} threads vs 1 thread: scores max rel diff {row['scores_vs_1thread_rel']:.1e}, "
+                      f"identical selected sets for {row['selected_same_as_1thread']:.1%} of the labels")
+    df = pd.DataFrame(rows)
+    if args.roofline_csv:
+        Path(args.roofline_csv).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(args.roofline_csv, index=False, float_format="%.4g")
+    return df
+
+
 def busy(args, print):
     "FALS fit times idle and next to one CPU-bound process, paired and interleaved, for two thread settings."
     import signal, warnings
@@ -214,6 +386,11 @@ def main():
     ap.add_argument("--out", default=None, help="also write the report to this file")
     ap.add_argument("--rounding", action="store_true", help="instead of timing: train 10 epochs from one seed and init "
                     "with the replaced loop (CSR and dense input) and the current one; compare the top-k overlaps")
+    ap.add_argument("--profile", action="store_true", help="instead of timing: torch.profiler and cProfile of one fit")
+    ap.add_argument("--roofline", action="store_true", help="instead of the comparison: FALS's epoch and scoring "
+                    "times against the bound max(flops / matmul rate, bytes / copy bandwidth) measured in this run")
+    ap.add_argument("--roofline-data", default="bibtex,delicious", help="comma-separated data sets of --roofline")
+    ap.add_argument("--roofline-csv", default=None, help="also write the roofline table to this CSV")
     ap.add_argument("--busy", action="store_true", help="instead of the comparison: a small fit idle vs next to a busy process")
     ap.add_argument("--repeats", type=int, default=5, help="fits per setting in --busy")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -237,6 +414,13 @@ def main():
           f"{os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}")
     if args.busy:
         busy(args, print)
+        return save()
+    if args.profile:
+        profile(args, print)
+        return save()
+    if args.roofline:
+        roofline(args, print)
+        print(f"load average at end {os.getloadavg()[0]:.2f}")
         return save()
     X, Y, what = _load(args)
     nnz = f"{X.nnz / X.shape[0]:.1f} non-zeros per row" if hasattr(X, "toarray") else "dense"

@@ -25,7 +25,7 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['MultiLabelDataset', 'read_arff', 'write_arff', 'write_xc', 'read_xc', 'read_libsvm_multilabel', 'read_pmlb',
            'DownloadError', 'cache_dir', 'fetch', 'load', 'registry', 'train_test_split', 'kfold', 'load_split',
-           'make_label_specific', 'make_alternative_groups']
+           'make_label_specific', 'make_xc_label_specific', 'make_alternative_groups']
 
 # %% ../nbs/00_data.ipynb #ae78ee36
 def _as_X(X):
@@ -857,6 +857,68 @@ def make_label_specific(n_samples=1000,        # N
                            provenance=dict(generator="make_label_specific", n_relevant=n_relevant,
                                            noise=noise, sparse=sparse, label_correlation=label_correlation,
                                            random_state=random_state))
+    return ds, relevant
+
+# %% ../nbs/00_data.ipynb #b7e1c0a2
+def make_xc_label_specific(n_samples=15539,      # N (Eurlex-4K's training set by default)
+                           n_features=5000,      # D
+                           n_labels=3993,        # C
+                           nnz_per_row=236,      # mean non-zeros of a row of X (planted + background)
+                           labels_per_row=5.3,   # mean labels of an instance (≥ 1 each)
+                           n_relevant=5,         # planted features per label
+                           p_relevant=0.6,       # chance that a label of the row switches on each planted feature
+                           label_skew=0.5,       # label popularity ∝ rank^-label_skew (0: uniform)
+                           feature_skew=1.0,     # background word popularity ∝ rank^-feature_skew
+                           random_state=None):   # seed
+    "Sparse tf-like X and Y of extreme-classification shape, each label with planted features; returns (ds, relevant)."
+    N, D, C = int(n_samples), int(n_features), int(n_labels)
+    if N < 1 or D < 1 or C < 1: raise ValueError(f"need n_samples, n_features, n_labels >= 1, got {N}, {D}, {C}")
+    if not 1 <= n_relevant <= D:
+        raise ValueError(f"n_relevant={n_relevant}: need 1 <= n_relevant <= n_features={D}")
+    if not 1 <= labels_per_row <= C:
+        raise ValueError(f"labels_per_row={labels_per_row}: need a mean in [1, n_labels={C}]")
+    if not 0 < nnz_per_row <= D: raise ValueError(f"nnz_per_row={nnz_per_row}: need a value in (0, n_features={D}]")
+    if not 0 < p_relevant <= 1: raise ValueError(f"p_relevant={p_relevant}: need a value in (0, 1]")
+    from sklearn.utils import check_random_state
+    rng = check_random_state(random_state)
+    def popularity(n, skew):   # a power law over a random order of the items
+        p = np.arange(1, n + 1, dtype=np.float64) ** -float(skew)
+        return (p / p.sum())[rng.permutation(n)]
+    p = popularity(D, feature_skew)
+    # planted features come from outside the nnz_per_row most popular background words (a word in nearly every row
+    # cannot show a label by its presence), where D leaves room
+    pool = np.argsort(-p, kind="stable")[int(nnz_per_row):] if D - int(nnz_per_row) >= n_relevant else np.arange(D)
+    relevant = [np.sort(rng.choice(pool, n_relevant, replace=False)) for _ in range(C)]
+    R = np.stack(relevant)                                            # (C, n_relevant)
+    # labels: 1 + Poisson(labels_per_row - 1) draws per row (a label drawn twice counts once)
+    n_lab = np.minimum(1 + rng.poisson(labels_per_row - 1, N), C)
+    lab_rows = np.repeat(np.arange(N), n_lab)
+    lab = rng.choice(C, len(lab_rows), p=popularity(C, label_skew))
+    Y = sp.csr_matrix((np.ones(len(lab), np.int8), (lab_rows, lab)), shape=(N, C))
+    Y.sum_duplicates()
+    Y.data[:] = 1
+    # planted features: each (row, label) pair switches on each of the label's features with chance p_relevant
+    on = rng.random((len(lab), n_relevant)) < p_relevant
+    sig_rows, sig_cols = np.repeat(lab_rows, n_relevant)[on.ravel()], R[lab].ravel()[on.ravel()]
+    # background words, t draws a row on average: t solves E[distinct words of t draws] = what the planted
+    # features leave of nnz_per_row (a popular word is drawn several times, so t exceeds the target)
+    target = max(0.0, min(nnz_per_row - len(sig_rows) / N, D - 1e-9))
+    distinct = lambda t: float(np.sum(-np.expm1(t * np.log1p(-np.minimum(p, 1 - 1e-12)))))
+    lo, hi = 0.0, max(1.0, target)
+    while distinct(hi) < target and hi < 1e9: hi *= 2
+    for _ in range(60):
+        lo, hi = (lo, (lo + hi) / 2) if distinct((lo + hi) / 2) >= target else ((lo + hi) / 2, hi)
+    bg_rows = np.repeat(np.arange(N), rng.poisson(hi, N))
+    bg_cols = rng.choice(D, len(bg_rows), p=p)
+    rows, cols = np.concatenate([sig_rows, bg_rows]), np.concatenate([sig_cols, bg_cols])
+    X = sp.csr_matrix((np.ones(len(rows), np.float32), (rows, cols)), shape=(N, D))
+    X.sum_duplicates()                                                # a word drawn k times: term frequency k
+    X.sort_indices()
+    ds = MultiLabelDataset(X, Y, name="xc_label_specific",
+                           provenance=dict(generator="make_xc_label_specific", nnz_per_row=nnz_per_row,
+                                           labels_per_row=labels_per_row, n_relevant=n_relevant,
+                                           p_relevant=p_relevant, label_skew=label_skew,
+                                           feature_skew=feature_skew, random_state=random_state))
     return ds, relevant
 
 # %% ../nbs/00_data.ipynb #23c29eb2

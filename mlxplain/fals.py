@@ -20,9 +20,10 @@ from .checks import check_k, check_int, check_float, check_X, check_Y
 from .learners import MultiLabelClassifierMixin
 
 # %% auto #0
-__all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_costs', 'tlp_mean_gradient',
-           'block_scores', 'tlp_attributions', 'attribution_scores', 'train_tlp', 'FALS', 'fisher_information_autograd',
-           'jaccard', 'restricted_spearman', 'fals_stability', 'RFSelector', 'LassoSelector', 'LIFT', 'demo']
+__all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_cost_model', 'tlp_costs',
+           'tlp_mean_gradient', 'block_scores', 'tlp_attributions', 'attribution_scores', 'train_tlp', 'FALS',
+           'fisher_information_autograd', 'jaccard', 'restricted_spearman', 'fals_stability', 'RFSelector',
+           'LassoSelector', 'LIFT', 'demo']
 
 # %% ../nbs/10_fals.ipynb #3af16141
 VARIANTS = ("fals", "fams", "fils", "fims", "falsb")
@@ -116,15 +117,18 @@ def _batches(N, bs):
     return [np.arange(i, min(i + bs, N)) for i in range(0, N, bs)]
 
 def _first_layer(Xr, W1, b1, device):
-    """z = x W1 + b1 (B×H) for the rows Xr (ndarray or CSR), W1 D×H contiguous.
-    A CSR block is never densified: row b sums the W1 rows of its non-zeros
-    (embedding_bag, nnz·H multiply-adds instead of B·D·H)."""
+    """z = x W1 + b1 (B×H) for the rows Xr (ndarray, CSR, a tensor, or a CSR block already on the device as
+    (indices, offsets, values)), W1 D×H contiguous. A CSR block is never densified: row b sums the W1 rows of its
+    non-zeros (embedding_bag, nnz·H multiply-adds instead of B·D·H)."""
     if sp.issparse(Xr):
         ind = torch.from_numpy(Xr.indices.astype(np.int64)).to(device)
         off = torch.from_numpy(Xr.indptr[:-1].astype(np.int64)).to(device)
-        val = torch.from_numpy(Xr.data).to(device=device, dtype=W1.dtype)
-        return nn.functional.embedding_bag(ind, W1, off, mode="sum", per_sample_weights=val) + b1
-    return torch.from_numpy(np.ascontiguousarray(Xr)).to(device=device, dtype=W1.dtype) @ W1 + b1
+        Xr = (ind, off, torch.from_numpy(Xr.data).to(device=device, dtype=W1.dtype))
+    if isinstance(Xr, tuple):
+        ind, off, val = Xr
+        return nn.functional.embedding_bag(ind, W1, off, mode="sum", per_sample_weights=val.to(W1.dtype)) + b1
+    if not torch.is_tensor(Xr): Xr = torch.from_numpy(np.ascontiguousarray(Xr))
+    return Xr.to(device=device, dtype=W1.dtype) @ W1 + b1
 
 # %% ../nbs/10_fals.ipynb #3ad26a5e
 def make_tlp(D, H, C, dropout=0.0):
@@ -186,15 +190,21 @@ def _scores_direct(W1, b1, W2, b2, X, device, power, batch_elems):
     return S
 
 # %% ../nbs/10_fals.ipynb #88dcc39e-s2
+def _buffer_rows(D, C, batch_elems):
+    "Rows of the stacked operands in one product of the Gram route's second stage (≤ batch_elems elements each)."
+    return max(1, batch_elems // max(D, C))
+
 def _scores_gram(W1, b1, W2, b2, X, device, power, batch_elems):
     """Same S through Q_c = Σ_n w_nc I_n I_nᵀ, one hidden unit (a row of every Q_c) at a time:
-    upper triangle only, active instances only, dead units skipped."""
+    upper triangle only, active instances only, dead units skipped; the per-unit rows are stacked so that
+    one large product adds many units' contributions to S."""
     D, H = W1.shape
     C = W2.shape[1]
     N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
     W1 = W1.contiguous()
     W1t = W1.T.contiguous()
+    cap = _buffer_rows(D, C, batch_elems)
     # instances whose masks and weights are held at once
     for rows in _batches(N, max(1, 4 * batch_elems // (H + C))):
         z = _first_layer(X[rows], W1, b1, device)
@@ -206,28 +216,83 @@ def _scores_gram(W1, b1, W2, b2, X, device, power, batch_elems):
         order = torch.argsort(cnt, stable=True)
         # live units, least active first (fewest rows × most columns)
         order = order[cnt[order] > 0]
+        L = len(order)
         M = I[:, order].to(W1.dtype)
         active = I[:, order].T.contiguous()
         A1, A2 = W1t[order], W2[order]                 # (L, D), (L, C): the live units' weights
+        A2x2 = 2 * A2                                  # an off-diagonal pair (j, h) stands for (h, j) too
         acc = torch.zeros(C, D, dtype=W1.dtype, device=device)
-        for j in range(len(order)):
+        n_buf = max(L, min(cap, L * (L + 1) // 2))
+        Rt = torch.empty(n_buf, C, dtype=W1.dtype, device=device)   # stacked rows R_c,jh (h ≥ j), label-minor
+        B = torch.empty(n_buf, D, dtype=W1.dtype, device=device)    # stacked W1_·j ∘ W1_·h
+        pos = 0
+        for j in range(L):
+            K = L - j
+            if pos + K > n_buf:                        # buffer full: one product for the units stacked so far
+                acc.addmm_(Rt[:pos].T, B[:pos])
+                pos = 0
             r = active[j].nonzero().squeeze(1)         # the instances where unit j is active
-            # (C, L-j): row j of every Q_c, from the diagonal on
-            R = w.index_select(0, r).T @ M[:, j:].index_select(0, r)
-            R *= A2[j][:, None] * A2[j:].T             # R_c = diag(W2_c) Q_c diag(W2_c)
-            R[:, 1:] *= 2                              # an off-diagonal pair (j, h) stands for (h, j) too
-            acc.addmm_(R, A1[j:] * A1[j])              # S_cd += Σ_h R_c,jh W1_dj W1_dh
+            # (L-j, C): row j of every Q_c from the diagonal on, as rows
+            Rj = torch.mm(M[:, j:].index_select(0, r).T, w.index_select(0, r), out=Rt[pos:pos + K])
+            sc = A2x2[j:] * A2[j]                      # R_c = diag(W2_c) Q_c diag(W2_c)
+            sc[0] = A2[j] * A2[j]
+            Rj *= sc
+            torch.mul(A1[j:], A1[j], out=B[pos:pos + K])
+            pos += K
+        if pos: acc.addmm_(Rt[:pos].T, B[:pos])       # S_cd += Σ_(j,h) R_c,jh W1_dj W1_dh
         S += acc.double()
     return S
 
+# %% ../nbs/10_fals.ipynb #88dcc39e-s2b
+def _scores_batched(W1, b1, W2, b2, X, device, power, batch_elems):
+    "Same S by batched dense products over chunks of labels: Q_c for all live units at once, no per-unit loop."
+    D, H = W1.shape
+    C = W2.shape[1]
+    N = X.shape[0]
+    W1 = W1.contiguous()
+    S = torch.zeros(C, D, dtype=torch.float64, device=device)
+    rows = _batches(N, max(1, batch_elems // (H + C)))
+    cnt = torch.zeros(H, dtype=torch.int64, device=device)
+    for r in rows: cnt += (_first_layer(X[r], W1, b1, device) > 0).sum(0)
+    live = torch.nonzero(cnt).squeeze(1)           # one host synchronisation: the number of live units
+    L = len(live)
+    if L == 0: return S
+    A1, A2, b2 = W1[:, live].contiguous(), W2[live], b2
+    # masks and live activations of every instance, kept on the device (N × L each)
+    Z = [_first_layer(X[r], W1, b1, device)[:, live] for r in rows]
+    Ms, Hs = [(z > 0).to(W1.dtype) for z in Z], [torch.relu(z) for z in Z]
+    del Z
+    nb = max(len(m) for m in Ms)
+    cc = max(1, min(C, batch_elems // max(nb * L, L * L, D * L)))   # labels per chunk
+    for c0 in range(0, C, cc):
+        c1 = min(C, c0 + cc)
+        Q = torch.zeros(c1 - c0, L, L, dtype=W1.dtype, device=device)
+        for M, Hh in zip(Ms, Hs):
+            f = torch.sigmoid(Hh @ A2[:, c0:c1] + b2[c0:c1])
+            w = (f * (1 - f)) ** power                               # (n, c)
+            Q += torch.matmul((M.T[None] * w.T[:, None, :]), M)      # Σ_n w_nc I_n I_nᵀ, (c, L, L)
+        a = A2[:, c0:c1].T                                           # (c, L)
+        Q *= a[:, :, None] * a[:, None, :]                           # R_c = diag(W2_c) Q_c diag(W2_c)
+        S[c0:c1] += (torch.matmul(A1[None], Q) * A1[None]).sum(-1).double()   # diag(W1 R_c W1ᵀ), (c, D)
+    return S
+
 # %% ../nbs/10_fals.ipynb #88dcc39e-s3
+@contextmanager
+def _matmul_precision(tf32):
+    "torch's float32 matmul precision is 'high' (TF32 inputs, FP32 accumulation) inside the block if tf32, else 'highest'."
+    old = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    try: yield
+    finally: torch.set_float32_matmul_precision(old)
+
 def tlp_scores(model,                # TLP from make_tlp (eval mode)
                X,                    # (N, D) float32 ndarray or CSR
                power=2,              # 2: FALS (Eq. 7, 12); 1: Fisher weighting 1/(f(1-f)) of FILS (Eq. 10)
                device="cpu",
-               # 'direct', 'gram' or 'auto' (fewer multiply-adds, see the cost model above)
+               # 'direct', 'gram', 'batched' or 'auto' (CPU: fewer multiply-adds, see the cost model above; GPU: batched)
                method="auto",
-               batch_elems=1 << 23,  # largest intermediate tensor, in elements
+               batch_elems=None,     # largest intermediate tensor, in elements (None: 2**23 on a CPU, 2**27 on a GPU)
+               tf32=False,           # allow TF32 inputs in CUDA matrix products (FP32 accumulation); False: exact FP32
               ):
     "Mean squared input gradient per (label, feature), Eq. 12 (C×D), without a Python loop over instances."
     W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
@@ -236,36 +301,71 @@ def tlp_scores(model,                # TLP from make_tlp (eval mode)
     D, H = W1.shape
     C = W2.shape[1]
     N = X.shape[0]
-    if method not in ("auto", "direct", "gram"):
-        raise ValueError(f"method={method!r}: use 'auto', 'direct' or 'gram'")
+    if method not in ("auto", "direct", "gram", "batched"):
+        raise ValueError(f"method={method!r}: use 'auto', 'direct', 'gram' or 'batched'")
+    cuda = torch.device(device).type == "cuda"
+    if batch_elems is None: batch_elems = 1 << 27 if cuda else 1 << 23
     # gram's bound C·H(H+1)(N+D)/2 vs direct's C·N·H·D
+    if method == "auto" and cuda: method = "batched"
     if method == "auto": method = "gram" if (H + 1) * (N + D) < 2 * N * D else "direct"
-    fn = {"direct": _scores_direct, "gram": _scores_gram}[method]
-    with torch.no_grad(): S = fn(W1, b1, W2, b2, X, device, power, batch_elems)
+    fn = {"direct": _scores_direct, "gram": _scores_gram, "batched": _scores_batched}[method]
+    with torch.no_grad(), _matmul_precision(tf32): S = fn(W1, b1, W2, b2, X, device, power, batch_elems)
     return (S / N).cpu().numpy()
 
+# %% ../nbs/10_fals.ipynb #88dcc39e-s4a
+def tlp_cost_model(N, D, H, C,         # instances, features, hidden units, labels
+                   nnz=None,           # non-zeros of X (None: dense, N·D)
+                   batch_size=64,      # mini-batch size B
+                   active=None,        # n_j: instances where live unit j is active (None: no scoring counts)
+                   buffer_rows=None,   # rows of the stacked scoring operand per product (None: all in one)
+                  ) -> dict:
+    "Multiply-adds and bytes moved by one training epoch and (given `active`) by the Gram route's scoring."
+    nnz = N * D if nnz is None else int(nnz)
+    steps, P = math.ceil(N / batch_size), D * H + H + H * C + C
+    out = {"epoch_madds": 2 * nnz * H + 3 * N * H * C, "adam_steps": steps, "weights": P,
+           "epoch_bytes_adam": 28 * P * steps,                    # fused Adam: read w, g, m, v; write w, m, v
+           "epoch_bytes_grad": 4 * P * steps + 8 * nnz * H,       # gradient written; W1 rows scattered into it
+           "epoch_bytes_weights": 8 * H * C * steps + 4 * nnz * H,   # W2 read twice, W1 rows gathered
+           "epoch_bytes_act": 8 * N * (4 * H + 3 * C)}            # activations written once, read once
+    out["epoch_bytes"] = sum(v for k, v in out.items() if k.startswith("epoch_bytes_"))
+    if active is not None:
+        n = np.sort(np.asarray(active, dtype=np.int64))
+        n = n[n > 0]
+        L = len(n)
+        tri = L * (L + 1) // 2                                     # stacked rows: Σ_j (L - j + 1)
+        fwd = nnz * H + N * H * C
+        s1 = C * int(np.sum(n * (L - np.arange(L))))
+        s2 = C * D * tri
+        products = max(1, math.ceil(tri / buffer_rows)) if buffer_rows else 1
+        out.update(score_madds=fwd + s1 + s2, score_forward=fwd, score_stage1=s1, score_stage2=s2, live_units=L,
+                   score_bytes=(4 * nnz * H + 8 * N * (H + C)) + 8 * int(np.sum(n * (C + L - np.arange(L))))
+                   + 12 * C * tri + 8 * D * tri + 8 * C * D * products)
+    return out
+
 # %% ../nbs/10_fals.ipynb #88dcc39e-s4
-def tlp_costs(model, X, batch_size=64):
-    "Multiply-adds of one training epoch and of each exact route to Eq. 12 for this network on X (see above)."
-    W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
+def _activity(model, X):
+    "n_h: the number of instances of X on which hidden unit h is active (H,), from one forward pass."
+    W1, b1 = (t.detach() for t in _tlp_weights(model)[:2])
     W1 = W1.contiguous()
+    cnt = torch.zeros(W1.shape[1], dtype=torch.int64)
+    with torch.no_grad():
+        for idx in _batches(X.shape[0], 4096): cnt += (_first_layer(X[idx], W1, b1, W1.device) > 0).sum(0).cpu()
+    return cnt.numpy()
+
+def tlp_costs(model, X, batch_size=64):
+    "Multiply-adds (and bytes) of one training epoch and of each exact route to Eq. 12 for this network on X."
+    W1, W2 = _tlp_weights(model)[0], _tlp_weights(model)[2]
     D, H = W1.shape
     C = W2.shape[1]
     N = X.shape[0]
     nnz = X.nnz if sp.issparse(X) else N * D       # a dense X pays for every entry in the first layer
-    cnt = torch.zeros(H, dtype=torch.int64)
-    with torch.no_grad():
-        for idx in _batches(N, 4096): cnt += (_first_layer(X[idx], W1, b1, W1.device) > 0).sum(0).cpu()
-    # n_j: instances where live unit j is active, ascending
-    n = np.sort(cnt.numpy())
-    n = n[n > 0]
-    L = len(n)
-    fwd = nnz * H + N * H * C
-    s1 = C * int(np.sum(n * (L - np.arange(L))))
-    s2 = C * D * L * (L + 1) // 2
-    return {"hidden": H, "live_units": L, "epoch": 2 * nnz * H + 3 * N * H * C,
-            "adam_steps": math.ceil(N / batch_size), "weights": D * H + H + H * C + C, "forward": fwd,
-            "gram_stage1": s1, "gram_stage2": s2, "gram": fwd + s1 + s2,
+    m = tlp_cost_model(N, D, H, C, nnz, batch_size, active=_activity(model, X),
+                       buffer_rows=_buffer_rows(D, C, 1 << 23))
+    fwd = m["score_forward"]
+    return {"hidden": H, "live_units": m["live_units"], "epoch": m["epoch_madds"], "epoch_bytes": m["epoch_bytes"],
+            "adam_steps": m["adam_steps"], "weights": m["weights"], "forward": fwd,
+            "gram_stage1": m["score_stage1"], "gram_stage2": m["score_stage2"], "gram": m["score_madds"],
+            "gram_bytes": m["score_bytes"],
             "gram_full": fwd + C * H * H * (N + D), "direct": fwd + N * C * H * D}
 
 # %% ../nbs/10_fals.ipynb #88dcc39e-s5
@@ -423,35 +523,55 @@ def _adam(params, lr, weight_decay):
         return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
 
 def _trainable(model, device) -> tuple:
-    """(parameters, forward(xb), finish()) of `model` for training. make_tlp's first layer trains as
-    W1 (D×H, feature-major) on `_first_layer`, and finish() copies it back; any other module trains
-    as it is."""
+    """(parameters, forward(xb), finish(), sparse) of `model` for training. make_tlp's first layer trains as
+    W1 (D×H, feature-major) on `_first_layer` (sparse=True: a CSR batch may come as device tensors), and finish()
+    copies it back; any other module trains as it is, on dense batches."""
     if isinstance(model, nn.Sequential):
         lin, rest = model[0], model[1:]
         W1 = nn.Parameter(lin.weight.detach().T.contiguous())
         def finish():
             with torch.no_grad(): lin.weight.copy_(W1.T)
         forward = lambda xb: rest(_first_layer(xb, W1, lin.bias, device))
-        return [W1, lin.bias, *rest.parameters()], forward, finish
-    return list(model.parameters()), lambda xb: model(_batch(xb, slice(None), device)), lambda: None
+        return [W1, lin.bias, *rest.parameters()], forward, finish, True
+    return list(model.parameters()), lambda xb: model(xb), lambda: None, False
+
+# %% ../nbs/10_fals.ipynb #7790cd36b
+def _epoch_batches(X, order, starts, sparse_ok, device):
+    "get(i, j): rows order[i:j] of X as the forward pass takes them; every tensor moved to the device once an epoch."
+    if not sp.issparse(X):
+        Xt = torch.from_numpy(np.ascontiguousarray(X[order], dtype=None if sparse_ok else np.float32)).to(device)
+        return lambda i, j: Xt[i:j]
+    Xe = X[order]                                 # the epoch's rows in batch order, one gather
+    if not sparse_ok: return lambda i, j: torch.from_numpy(Xe[i:j].toarray()).to(device)
+    p = Xe.indptr
+    ind = torch.from_numpy(Xe.indices.astype(np.int64)).to(device)
+    val = torch.from_numpy(Xe.data).to(device)
+    # offsets of each row within its own batch
+    sizes = np.diff(np.append(starts, len(order)))
+    rel = torch.from_numpy((p[:-1] - np.repeat(p[starts], sizes)).astype(np.int64)).to(device)
+    return lambda i, j: (ind[p[i]:p[j]], rel[i:j], val[p[i]:p[j]])
 
 # %% ../nbs/10_fals.ipynb #7790cd37
-def _epoch(X, Yt, forward, opt, lossf, rng, batch_size, device) -> float:
+def _epoch(X, Yt, forward, opt, lossf, rng, batch_size, device, sparse_ok=True) -> float:
     "One pass over the shuffled mini-batches of X (Yt: the labels as a tensor); the mean training loss."
-    N, csr, tot = X.shape[0], sp.issparse(X), 0.0
+    N, csr = X.shape[0], sp.issparse(X)
     perm = rng.permutation(N)
     batches = [perm[i:i + batch_size] for i in range(0, N, batch_size)]
     # sorted rows in a batch: faster CSR gather, same content
     if csr: batches = [np.sort(b) for b in batches]
-    Xe = X[np.concatenate(batches)] if csr else None  # CSR: the epoch's rows in batch order, one gather
-    for i, idx in zip(range(0, N, batch_size), batches):
-        xb = Xe[i:i + len(idx)] if csr else X[idx]
-        loss = lossf(forward(xb), Yt[torch.from_numpy(idx).to(device)])
+    order = np.concatenate(batches)
+    starts = np.arange(0, N, batch_size)
+    get = _epoch_batches(X, order, starts, sparse_ok, device)
+    Ye = Yt[torch.from_numpy(order).to(device)]
+    tot = torch.zeros((), dtype=torch.float64, device=device)
+    for i in starts:
+        j = min(i + batch_size, N)
+        loss = lossf(forward(get(i, j)), Ye[i:j])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        tot += loss.item() * len(idx)
-    return tot / N
+        tot += loss.detach().double() * (j - i)
+    return tot.item() / N
 
 # %% ../nbs/10_fals.ipynb #7790cd39
 def train_tlp(model,            # a network returning logits: make_tlp's, a BlockTLP, or any nn.Module
@@ -469,11 +589,11 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
     Y = Y.toarray() if sp.issparse(Y) else Y
     Yt = torch.from_numpy(np.ascontiguousarray(Y, dtype=np.float32)).to(device)
     rng = np.random.default_rng(seed)
-    params, forward, finish = _trainable(model, device)
+    params, forward, finish, sparse_ok = _trainable(model, device)
     opt = _adam(params, lr, weight_decay)
     lossf = nn.BCEWithLogitsLoss()
     model.train()
-    hist = [_epoch(X, Yt, forward, opt, lossf, rng, batch_size, device) for _ in range(epochs)]
+    hist = [_epoch(X, Yt, forward, opt, lossf, rng, batch_size, device, sparse_ok) for _ in range(epochs)]
     model.eval()
     finish()
     return hist

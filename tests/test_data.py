@@ -332,3 +332,28 @@ def test_arff_agrees_with_scikit_multilearn(f, C, sparse, data_home, tmp_path):
     assert ds.is_sparse == sparse
     np.testing.assert_allclose(sp.csr_matrix(ds.X).toarray(), Xp.toarray().astype(np.float32), rtol=1e-6)
     np.testing.assert_array_equal(ds.Y_dense, Yp.toarray())
+
+
+def test_make_xc_label_specific_shape_sparsity_seed():
+    ds, rel = D.make_xc_label_specific(n_samples=3000, n_features=500, n_labels=20, nnz_per_row=40, labels_per_row=3,
+                                       n_relevant=4, random_state=0)
+    assert (ds.n_samples, ds.n_features, ds.n_labels) == (3000, 500, 20) and ds.is_sparse
+    assert abs(ds.X.nnz / 3000 - 40) < 4 and abs(ds.cardinality - 3) < 0.3
+    assert [len(r) for r in rel] == [4] * 20 and all(np.all(np.diff(r) > 0) for r in rel)
+    again, rel2 = D.make_xc_label_specific(n_samples=3000, n_features=500, n_labels=20, nnz_per_row=40,
+                                           labels_per_row=3, n_relevant=4, random_state=0)
+    assert (again.X != ds.X).nnz == 0 and (again.Y != ds.Y).nnz == 0 and all(np.array_equal(a, b) for a, b in zip(rel, rel2))
+    other, _ = D.make_xc_label_specific(n_samples=3000, n_features=500, n_labels=20, nnz_per_row=40,
+                                        labels_per_row=3, n_relevant=4, random_state=1)
+    assert (other.X != ds.X).nnz > 0
+    Xb, Yd = (ds.X > 0).toarray(), ds.Y_dense.astype(bool)
+    for j in range(20):   # planted features are far more frequent among the label's positives than its negatives
+        lift = Xb[Yd[:, j]][:, rel[j]].mean(0) - Xb[~Yd[:, j]][:, rel[j]].mean(0)
+        assert lift.min() > 0.3, (j, lift)
+
+
+@pytest.mark.parametrize("kw,msg", [(dict(n_relevant=0), "n_relevant=0"), (dict(labels_per_row=0.5), "labels_per_row"),
+                                    (dict(nnz_per_row=0), "nnz_per_row=0"), (dict(p_relevant=0), "p_relevant=0")])
+def test_make_xc_label_specific_bad_parameters(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        D.make_xc_label_specific(n_samples=50, n_features=40, n_labels=5, **{"nnz_per_row": 5, "labels_per_row": 2, **kw})

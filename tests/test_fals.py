@@ -611,3 +611,142 @@ def test_default_scale_ignores_a_feature_on_a_1000x_scale():
     assert all(noise not in s for s in b.selected_)
     r1, r2 = (FALS(k=3, scale=False, random_state=0).fit(X, ds.Y).scores_ for X in (ds.X, X2))
     assert np.abs(r1 - r2).max() > 0.1 * r1.max()                        # raw FALS depends on the feature's unit
+
+
+# --- issue 27: the roofline's cost model, the batched (GPU) scoring route, device-side batches, the GPU check script
+
+def test_cost_model_matches_a_hand_count():
+    from mlxplain.fals import tlp_cost_model
+    c = tlp_cost_model(3, 2, 2, 2, nnz=4, batch_size=2, active=[3, 0, 2])   # N D H C; unit 1 dead; 2 Adam steps
+    P = 2 * 2 + 2 + 2 * 2 + 2
+    assert (c["adam_steps"], c["weights"]) == (2, P)
+    assert c["epoch_madds"] == 2 * 4 * 2 + 3 * 3 * 2 * 2                 # 2 nnz H + 3 N H C
+    assert c["epoch_bytes_adam"] == 28 * P * 2                           # read w, g, m, v; write w, m, v; 4 bytes each
+    assert c["epoch_bytes_grad"] == 4 * P * 2 + 8 * 4 * 2
+    assert c["epoch_bytes_weights"] == 8 * 2 * 2 * 2 + 4 * 4 * 2
+    assert c["epoch_bytes_act"] == 8 * 3 * (4 * 2 + 3 * 2)
+    assert c["epoch_bytes"] == 672 + 160 + 96 + 336
+    # scoring: live units with activity (2, 3), L = 2: forward + stage 1 (C Σ n_j (L-j+1)) + stage 2 (C D L(L+1)/2)
+    assert c["live_units"] == 2 and c["score_madds"] == (4 * 2 + 3 * 2 * 2) + 2 * (2 * 2 + 3 * 1) + 2 * 2 * 3
+    assert c["score_bytes"] == 128 + 8 * (2 * 4 + 3 * 3) + 12 * 2 * 3 + 8 * 2 * 3 + 8 * 2 * 2
+    assert tlp_cost_model(3, 2, 2, 2, nnz=4, batch_size=2, active=[3, 0, 2], buffer_rows=2)["score_bytes"] == \
+        c["score_bytes"] + 8 * 2 * 2                                     # 3 stacked rows, 2 a product: 2 products
+
+
+def test_tlp_costs_on_the_hand_network():
+    from mlxplain.fals import tlp_costs
+    m, X, _ = _hand_network()   # unit 0 is active on 3 of the 4 instances, unit 1 on 1
+    c = tlp_costs(m, X, batch_size=2)
+    assert c["live_units"] == 2 and c["forward"] == 8 * 2 + 4 * 2 * 2
+    assert c["gram_stage1"] == 2 * (1 * 2 + 3 * 1) and c["gram_stage2"] == 2 * 2 * 3
+    assert c["gram"] == c["forward"] + 10 + 12 and c["epoch"] == 2 * 8 * 2 + 3 * 4 * 2 * 2
+
+
+@pytest.mark.parametrize("power", [1, 2])
+def test_batched_route_equals_the_others_in_any_chunks(power):
+    torch.manual_seed(5); m = make_tlp(30, 12, 5)
+    with torch.no_grad(): m[0].bias[:3] = -100.0       # dead units are dropped
+    X = sp.random(250, 30, density=0.15, format="csr", random_state=2, dtype=np.float32)
+    ref = tlp_scores(m, X.toarray(), power=power, method="direct")
+    for be in (None, 10_000, 500, 200):                 # one chunk; chunks of labels and of instances
+        np.testing.assert_allclose(tlp_scores(m, X, power=power, method="batched", batch_elems=be), ref,
+                                   rtol=0, atol=1e-5 * ref.max())
+    for be in (None, 40, 13):                           # the Gram route's stacked products, down to one unit each
+        np.testing.assert_allclose(tlp_scores(m, X, power=power, method="gram", batch_elems=be), ref,
+                                   rtol=0, atol=1e-5 * ref.max())
+    S_tf32 = tlp_scores(m, X, method="batched", tf32=True)    # no TF32 on a CPU: the same numbers
+    assert torch.get_float32_matmul_precision() == "highest"   # the option is scoped to the call ...
+    np.testing.assert_array_equal(S_tf32, tlp_scores(m, X, method="batched"))
+    torch.set_float32_matmul_precision("medium")
+    try:
+        tlp_scores(m, X, method="batched")
+        assert torch.get_float32_matmul_precision() == "medium"   # ... and restores the caller's setting
+    finally: torch.set_float32_matmul_precision("highest")
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_device_batches_are_the_rows_of_the_epoch(sparse):
+    import mlxplain.fals as F
+    X = sp.random(130, 40, density=0.1, format="csr", random_state=3, dtype=np.float32)
+    X = X if sparse else X.toarray()
+    torch.manual_seed(0); W1, b1 = torch.randn(40, 7), torch.randn(7)
+    order = np.random.default_rng(0).permutation(130)
+    starts = np.arange(0, 130, 32)
+    for sparse_ok in (True, False):
+        get = F._epoch_batches(X, order, starts, sparse_ok, "cpu")
+        for i in starts:
+            j = min(i + 32, 130)
+            if not sparse_ok:                                              # other networks: the dense rows
+                assert torch.equal(get(i, j), F._batch(X[order][i:j], slice(None), "cpu")), (sparse, i)
+                continue
+            want = F._first_layer(X[order][i:j], W1, b1, "cpu")            # the batch as the previous loop built it
+            got = F._first_layer(get(i, j), W1, b1, "cpu")
+            assert torch.equal(got, want), (sparse, i)
+
+
+def test_gpu_check_script(tmp_path):
+    import json, subprocess, sys
+    script = Path(__file__).parents[1] / "benchmarks" / "check_fals_gpu.py"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    run = lambda *a: subprocess.run([sys.executable, str(script), *a], capture_output=True, text=True, env=env, timeout=600)
+    r = run("--sets", "bibtex,nope")
+    assert r.returncode == 2 and "unknown ['nope']" in r.stderr
+    assert run("--device", "cpu").returncode == 2                       # a CPU run must be the --quick dry run
+    if not torch.cuda.is_available():
+        r = run("--out", str(tmp_path))
+        assert r.returncode == 0 and "no CUDA device" in r.stdout and not list(tmp_path.iterdir())
+    r = run("--device", "cpu", "--quick", "--sets", "bibtex,xc", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads((tmp_path / "gpu_cpu_dryrun.json").read_text())
+    for key in ("torch", "cuda", "device", "driver", "numpy", "scipy", "commit"): assert key in out
+    for name in ("bibtex", "xc"):
+        row = out[name]
+        for key in ("N", "D", "C", "fit_s_cpu1", "fit_s_cuda1", "train_s_cuda", "score_s_cuda", "score_s_cuda_tf32",
+                    "scores_rel_err", "scores_rel_err_tf32", "selected_same_fp32", "selected_same_tf32"):
+            assert key in row, (name, key)
+        assert row["scores_rel_err"] < 1e-5 and row["selected_same_fp32"] == 1.0
+    assert "jaccard_cpu_vs_cuda_trained" in out["bibtex"]
+
+
+def test_xc_generator_planted_features_are_found_by_fals():
+    from mlxplain.data import make_xc_label_specific
+    ds, rel = make_xc_label_specific(n_samples=2000, n_features=300, n_labels=8, nnz_per_row=25, labels_per_row=2,
+                                     n_relevant=3, random_state=0)
+    f = FALS(k=3, random_state=0).fit(ds.X, ds.Y)
+    prec = _precision(f.selected_, rel)
+    assert prec >= 0.9, prec
+    # a control: the same data with the labels shuffled across instances finds no planted feature
+    perm = np.random.default_rng(0).permutation(2000)
+    g = FALS(k=3, random_state=0).fit(ds.X, ds.Y[perm])
+    assert _precision(g.selected_, rel) < 0.3
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_epoch_loss_is_the_mean_over_instances(sparse):
+    "The loss summed on the device (no .item() a step) is the epoch's mean BCE: with lr=0 that of the initial network."
+    import mlxplain.fals as F
+    ds, _ = make_label_specific(n_samples=150, n_features=30, n_labels=4, sparse=True, random_state=0)
+    X = F._check_X(ds.X if sparse else ds.X.toarray()); Y = F._check_Y(ds.Y, 150)
+    torch.manual_seed(0); m = make_tlp(30, 8, 4)
+    with torch.no_grad():
+        want = torch.nn.functional.binary_cross_entropy_with_logits(m(torch.from_numpy(np.asarray(X.todense() if sparse else X))),
+                                                                     torch.from_numpy(Y)).item()
+    hist = F.train_tlp(m, X, Y, 2, 64, 0.0, 0.0, 0, torch.device("cpu"))   # batches of 64, 64, 22
+    np.testing.assert_allclose(hist, [want, want], rtol=1e-6)
+
+
+def test_roofline_row_on_small_data():
+    "bench_fals.py --roofline's row: counts from tlp_cost_model, bounds from rates measured in the run, reference checks."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_fals", Path(__file__).parents[1] / "benchmarks" / "bench_fals.py")
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    from mlxplain.fals import tlp_cost_model
+    ds, _ = make_label_specific(n_samples=300, n_features=60, n_labels=4, n_relevant=3, sparse=True, random_state=0)
+    row, f = bench.roofline_row("tiny", ds.X, ds.Y_dense, 1)
+    cm = tlp_cost_model(300, 60, f.hidden_, 4, ds.X.nnz, f.batch_size)
+    assert row["epoch_madds"] == cm["epoch_madds"] and row["epoch_bytes"] == cm["epoch_bytes"]
+    assert row["gemm_gflops"] > 0 and row["copy_gbs"] > 0
+    bound = max(2 * row["epoch_madds"] / (row["gemm_gflops"] * 1e9), row["epoch_bytes"] / (row["copy_gbs"] * 1e9))
+    assert row["epoch_bound_s"] == pytest.approx(bound) and row["epoch_ratio"] == pytest.approx(row["epoch_s"] / bound)
+    assert row["score_vs_direct_rel"] < 1e-5 and row["epoch_vs_reference_rel"] < 1e-4
+    torch.set_num_threads(1)
