@@ -179,7 +179,9 @@ def _scheduler(scheduler, n_par):
     if scheduler is None:
         yield None, None
         return
-    try: from distributed import Client, LocalCluster
+    try:
+        import dask
+        from distributed import Client, LocalCluster
     except ImportError as e:
         raise ImportError(f"scheduler={scheduler!r} needs dask.distributed: "
                           "pip install 'dask[distributed]'") from e
@@ -190,6 +192,13 @@ def _scheduler(scheduler, n_par):
             env = {v: str(threads) for v in _THREAD_VARS}   # read by BLAS/torch when a worker loads them
             env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # workers import what we can
             stack.callback(_restore_env, {v: os.environ.get(v) for v in _THREAD_VARS})  # the nanny sets them
+            # Our own cluster's workers run cells like joblib's: no statistical profiler sampling every cell's stack 100
+            # times a second, and glibc's own malloc settings: the nanny's MALLOC_TRIM_THRESHOLD_ fixes the threshold,
+            # which also turns off glibc's adaptive mmap threshold, so every large array is mapped and unmapped again
+            spawn_env = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
+                         if k != "MALLOC_TRIM_THRESHOLD_"}
+            stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False,
+                                                 "distributed.nanny.pre-spawn-environ": spawn_env}))
             cluster = stack.enter_context(LocalCluster(
                 n_workers=n_par, threads_per_worker=1, processes=True, dashboard_address=None,
                 silence_logs=logging.ERROR, env=env))
@@ -256,10 +265,20 @@ def _on_cluster(client, func, cells, threads):
     "Yield each cell's records as it finishes on the dask cluster of `client`; unfinished cells are cancelled on exit."
     # the client's own API, not joblib's dask backend: no batching, no scattering of arguments, and no
     # nested backend that turns a cell's inner joblib calls into cluster tasks
+    # As many cells in flight as the cluster has threads, the next one sent when one finishes: a free worker takes
+    # the next cell, as joblib's workers do. Sent all at once, the scheduler parks a second cell behind a running one
+    # on each worker (worker-saturation), and long cells queued on one worker left the other idle (measured: 77 s
+    # against 61 s for joblib on the same 8 cells).
     from distributed import as_completed
-    futures = [client.submit(_run_cell, func, c, threads, pure=False) for c in cells]
+    slots, todo, futures = max(1, sum(client.nthreads().values())), iter(cells), []
+    def send(c):
+        futures.append(client.submit(_run_cell, func, c, threads, pure=False))
+        return futures[-1]
+    done = as_completed([send(c) for c in itertools.islice(todo, slots)])
     try:
-        for f in as_completed(futures): yield f.result()
+        for f in done:
+            for c in itertools.islice(todo, 1): done.add(send(c))
+            yield f.result()
     finally: client.cancel(futures)
 
 def _parallel(n_jobs) -> Parallel:

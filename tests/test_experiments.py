@@ -103,6 +103,18 @@ def test_nested_joblib_calls_stay_in_the_cell(tmp_path):
     assert dist["inner_in_cell_thread"].all()
 
 
+def worker_malloc(i):
+    return {"malloc_trim": os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset")}
+
+
+def test_local_workers_keep_glibc_malloc_settings():
+    "The nanny's MALLOC_TRIM_THRESHOLD_ (which turns off glibc's adaptive mmap threshold) is not set on our workers."
+    if "MALLOC_TRIM_THRESHOLD_" in os.environ:
+        pytest.skip("this process sets MALLOC_TRIM_THRESHOLD_ itself")
+    dist = run_grid(worker_malloc, {"i": range(2)}, n_jobs=2, scheduler="local")
+    assert set(dist["malloc_trim"]) == {"unset"}
+
+
 def test_existing_cluster_by_address():
     from distributed import LocalCluster
     g = {"n": [5, 50], "seed": [0, 1]}
