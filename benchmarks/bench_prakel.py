@@ -25,8 +25,16 @@ import mlxplain.prakel as pk
 
 warnings.filterwarnings("ignore")
 
+def _untraced():
+    "Refuse to time under a profiler or tracemalloc: both slow the work and skew the ratio (they run in other modes)."
+    import tracemalloc
+    if sys.getprofile() is not None or tracemalloc.is_tracing():
+        raise RuntimeError("a timed region would run under a profiler or tracemalloc")
+
+
 def best_of(f, reps=3):
     "Minimum CPU time (process_time) and wall time of `reps` calls (the minimum is the least disturbed by other jobs)."
+    _untraced()
     cpu, wall = [], []
     for _ in range(reps):
         c, w = time.process_time(), time.perf_counter()
@@ -57,6 +65,7 @@ def method_fits(X, Y):
 
 def time_methods(fits, reps):
     "Warm-up (every method once), then `reps` rounds, methods interleaved; min CPU seconds of each."
+    _untraced()
     for f in fits.values(): f()
     T = {m: [] for m in fits}
     for _ in range(reps):
@@ -69,6 +78,7 @@ def time_methods(fits, reps):
 
 def min_time(f, reps=7):
     "Min CPU seconds of `reps` calls of f (after one untimed call)."
+    _untraced()
     f()
     out = []
     for _ in range(reps):

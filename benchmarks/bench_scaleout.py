@@ -6,7 +6,7 @@ on emotions and yeast, splits 0-3 (8 cells, about 6 s each on this machine). Eac
 workers' imports and the data loading inside every cell are part of what a user waits for. Before the timed runs
 every data set is loaded once, so no engine pays a cold disk. The parallel efficiency of an engine with W workers
 is T_serial / (W × T_engine); the results of all three must be identical (each cell is seeded by its split).
-Target (issue 24): LocalCluster of 2 workers ≥ 0.8 efficiency and within 10 % of joblib, on an idle machine.
+Target: LocalCluster of 2 workers ≥ 0.8 efficiency and within 10 % of joblib, on an idle machine.
 Writes benchmarks' record to nbs/results/prakel/bench_scaleout.json (`--out` to change).
 Run: nice -n 5 .venv/bin/python benchmarks/bench_scaleout.py [--datasets emotions,yeast] [--seeds 4] [--workers 2]
 """

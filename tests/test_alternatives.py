@@ -744,7 +744,7 @@ def test_cpsat_params_reach_the_solver():
         solve_alternatives(p, 3, 0.5, 2, options=SolverOptions(cpsat_params=(("no_such_parameter", 1),)))
     m, _, _ = solve_alternatives(p, 3, 0.5, 2, return_model=True, options=SolverOptions(cpsat_params=(("max_time_in_seconds", 7.0),)))
     m.solve()
-    assert m._s.parameters.max_time_in_seconds == 7.0
+    assert m._s.parameters.max_time_in_seconds == pytest.approx(7.0, abs=1e-12)
 
 
 @pytest.mark.parametrize("kw,msg", [(dict(k=0), "k=0"), (dict(k=7), "k=7"), (dict(tau=1.5), "tau=1.5"), (dict(n_sets=0), "n_sets=0"),

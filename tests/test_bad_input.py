@@ -290,7 +290,7 @@ def test_fals_score_samples_renamed_with_a_warning():
     new = FALS(k=2, epochs=1, score_subsample=0.5, random_state=0).fit(X, Y)
     with pytest.warns(FutureWarning, match="score_samples is renamed score_subsample"):
         old = FALS(k=2, epochs=1, score_samples=0.5, random_state=0)
-    assert old.score_subsample == 0.5 and "score_samples" not in old.get_params()
+    assert old.score_subsample == pytest.approx(0.5, abs=1e-12) and "score_samples" not in old.get_params()
     np.testing.assert_array_equal(old.fit(X, Y).scores_, new.scores_)
     with pytest.warns(FutureWarning): f = FALS().set_params(score_samples=10)
     assert f.score_subsample == 10

@@ -219,7 +219,7 @@ def test_write_meta_read_meta_round_trip(tmp_path):
     assert back["code_version"] == {"table3": "abc", "cv": "def"} and back["seeds"] == [0, 1, 2]
     assert {"train", "test"} <= set(back["datasets"]["yeast"])
     assert all(len(v["sha256"]) == 64 for v in back["datasets"]["emotions"].values())
-    assert back["duration_s"] == 3.5 and back["started"].endswith("+00:00")
+    assert back["duration_s"] == pytest.approx(3.5, abs=1e-12) and back["started"].endswith("+00:00")
     assert back["host"]["cores"] >= 1 and "numpy" in back["host"]["libraries"]
     assert back["package"]["name"] == "mlxplain" and back["n_jobs"] == 4 and back["note"] == "quick"
     assert [p.name for p in (tmp_path / "fals").iterdir()] == ["meta.json"]

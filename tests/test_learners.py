@@ -32,9 +32,9 @@ def test_sparse_equals_dense_and_parallel_equals_serial():
 def test_get_params_and_clone():
     m = LabelSpecificBR(LogisticRegression(C=2.0), feature_sets=[[0], [1]], n_jobs=1)
     p = m.get_params()
-    assert p["feature_sets"] == [[0], [1]] and p["estimator__C"] == 2.0
+    assert p["feature_sets"] == [[0], [1]] and p["estimator__C"] == pytest.approx(2.0, abs=1e-12)
     c = clone(m)
-    assert c.get_params()["estimator__C"] == 2.0 and not hasattr(c, "estimators_")
+    assert c.get_params()["estimator__C"] == pytest.approx(2.0, abs=1e-12) and not hasattr(c, "estimators_")
 
 def test_label_specific_uses_only_its_features():
     X, Y = data(1, c=2)

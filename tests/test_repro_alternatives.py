@@ -233,7 +233,7 @@ def test_lpt_makespan_lies_between_the_bounds():
         c, w = rng.exponential(size=rng.integers(1, 40)), int(rng.integers(1, 9))
         m = lpt_makespan(c, w)
         assert max(c.sum() / w, c.max()) - 1e-9 <= m <= c.sum() / w + c.max() + 1e-9
-    assert lpt_makespan([4, 3, 3, 2, 2, 2], 3) == 6 and lpt_makespan([2.0], 64) == 2.0
+    assert lpt_makespan([4, 3, 3, 2, 2, 2], 3) == 6 and lpt_makespan([2.0], 64) == pytest.approx(2.0, abs=1e-12)
 
 
 def test_projection_on_toy_units_scales_with_size_and_workers():
