@@ -7,6 +7,9 @@ Usage: python benchmarks/bench_fals.py [--data bibtex | synthetic | NAME] [--qui
        python benchmarks/bench_fals.py --rounding [--data bibtex]
        python benchmarks/bench_fals.py --profile [--data bibtex] [--quick]
        python benchmarks/bench_fals.py --roofline [--quick] [--roofline-data bibtex,delicious] [--roofline-csv FILE]
+                                       [--roofline-batches 64,128,256,512,1024]
+       python benchmarks/bench_fals.py --scale [--scale-labels 5] [--scale-repeats 2] [--scale-csv FILE]
+       python benchmarks/bench_fals.py --hcap [--hcap-seeds 5] [--hcap-csv FILE]
 
 `--out FILE` also writes the report to FILE, headed by the command line, the UTC time and the machine's load
 average (the committed nbs/results/fals/bench_bibtex.txt is written this way; see its first line).
@@ -36,6 +39,19 @@ as multiples of their bound. The scores are checked against the reference paths:
 route (per-instance Jacobians, squared) on the same 200 instances of the trained network; one epoch of `train_tlp`
 against the plain loop `_train_reference` from the same initial weights; all cores against one thread. Times on a
 loaded machine are longer than the bound says (the load average is printed and kept in the CSV).
+
+`--roofline-batches B1,B2,...` (with `--roofline`): the measured cause of an epoch's gap to its bound. On one thread, the
+same network trains for two epochs at each mini-batch size; each epoch is divided by the cost model's bound at that
+size, and the epoch's three B x H x C products are timed alone at that B. Written beside the roofline CSV as
+`<name>_batch.csv`.
+
+`--scale`: FALS's fit time against N, D and C on `make_xc_label_specific` data, one axis at a time from N=4000, D=2000,
+C=200 (about 1 % of D non-zero a row, five planted features a label), one thread, beside per-label RF (100 trees) and
+LASSO. These two are timed on their first `--scale-labels` labels and scaled to C. Each fit runs `--scale-repeats`
+times and the fastest is kept. Process CPU seconds (`cpu_s`, what the chapter plots: a loaded machine lengthens wall
+time far more than CPU time) and wall seconds are both kept, with each log-log slope. `--hcap`: planted recall of
+FALS(k=5) with the hidden layer capped at 16 ... 512 units or left at its default, on an XC-shaped set (N 6000, D 3000,
+C 500), `--hcap-seeds` seeds.
 
 `--profile`: one FALS fit (one thread) under torch's profiler, untimed: the operators by their own CPU time, and
 Python's cProfile of a second fit by internal time (where the Python body of training and scoring goes).
@@ -346,6 +362,153 @@ def roofline(args, print):
     if args.roofline_csv:
         Path(args.roofline_csv).parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(args.roofline_csv, index=False, float_format="%.4g")
+    if args.roofline_batches:
+        bs = [int(b) for b in args.roofline_batches.split(",")]
+        brows = [r for name, X, Y in _roofline_data(args) for r in batch_sweep(name, X, Y, bs)]
+        print("epoch against its bound by mini-batch size (one thread; the paper's batch is 64):")
+        for r in brows:
+            print(f"  {r['data']} B={r['batch_size']:5d}: epoch {r['epoch_s']:.3f} s, bound {r['epoch_bound_s']:.3f} s, "
+                  f"{r['epoch_ratio']:.2f}x; its B x H x C products alone at {r['products_gflops']:.1f} GFLOP/s "
+                  f"(matmul {r['gemm_gflops']:.1f}) | load {r['load_avg']:.1f}")
+        if args.roofline_csv:
+            pd.DataFrame(brows).to_csv(Path(args.roofline_csv).with_name(Path(args.roofline_csv).stem + "_batch.csv"),
+                                       index=False, float_format="%.4g")
+    return df
+
+
+def batch_sweep(name, X, Y, batches=(64, 128, 256, 512, 1024), epochs=2):
+    """The measured cause of an epoch's gap to its bound: one thread, the same network trained for `epochs` epochs at
+    each mini-batch size, the epoch's time against the cost model's bound at that size (rate and bandwidth measured in
+    this run), and the rate of the epoch's three B x H x C products measured alone at that B."""
+    import warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.fals import FALS, _check_X, make_tlp, train_tlp, tlp_cost_model
+    rate, bw = machine_rates(1)
+    f = FALS(random_state=0, n_threads=1)
+    Xs = f._fit_scale(_check_X(X))
+    N, D, C = X.shape[0], X.shape[1], Y.shape[1]
+    H = int(np.ceil(np.sqrt(D * C)))
+    nnz = Xs.nnz if hasattr(Xs, "nnz") else N * D
+    Yd = np.asarray(Y, dtype=np.float32)
+    torch.manual_seed(0)
+    train_tlp(make_tlp(D, H, C), Xs[:1024], Yd[:1024], 1)                       # warm-up
+    rows = []
+    for B in batches:
+        m = tlp_cost_model(N, D, H, C, nnz, B)
+        bound = max(2 * m["epoch_madds"] / rate, m["epoch_bytes"] / bw)
+        torch.manual_seed(0)
+        net = make_tlp(D, H, C)
+        load0 = os.getloadavg()[0]
+        t = _timed(lambda: train_tlp(net, Xs, Yd, epochs, B, 1e-2, 0.0, 0)) / epochs
+        a, w, g = torch.randn(B, H), torch.randn(C, H), torch.randn(B, C)
+        prods = (lambda: a @ w.T, lambda: g @ w, lambda: g.T @ a)            # forward, dA, dW2: the epoch's shapes
+        for p in prods: p()
+        t3 = sum(min(_timed(p) for _ in range(10)) for p in prods)
+        rows.append({"data": name, "N": N, "D": D, "C": C, "H": H, "batch_size": B, "gemm_gflops": rate / 1e9,
+                     "copy_gbs": bw / 1e9, "epoch_bound_s": bound, "epoch_s": t, "epoch_ratio": t / bound,
+                     "products_gflops": 3 * 2 * B * H * C / t3 / 1e9,
+                     "load_avg": (load0 + os.getloadavg()[0]) / 2})
+    return rows
+
+
+def scale_data(N, D, C, seed=0):
+    "An extreme-classification-shaped sparse set with 5 planted features a label, ~1 % of D non-zero a row (≥ 20)."
+    from mlxplain.data import make_xc_label_specific
+    ds, rel = make_xc_label_specific(n_samples=N, n_features=D, n_labels=C, nnz_per_row=max(20, D // 100),
+                                     labels_per_row=min(3.0, C), n_relevant=5, random_state=seed)
+    return ds.X, ds.Y_dense, rel
+
+
+def _fit_seconds(fit):
+    "(wall, CPU) seconds of fit(): perf_counter and process_time around the call only."
+    _untraced()
+    w, c = time.perf_counter(), time.process_time()
+    fit()
+    return time.perf_counter() - w, time.process_time() - c
+
+
+SCALE_BASE = {"N": 4000, "D": 2000, "C": 200}
+SCALE_AXES = {"N": (1000, 2000, 4000, 8000, 16000), "D": (500, 1000, 2000, 4000, 8000), "C": (50, 100, 200, 400, 800)}
+
+
+def scale_table(args, print):
+    """FALS's fit time against N, D and C (one axis at a time from SCALE_BASE) on one CPU thread, beside the per-label
+    RF and LASSO baselines timed on their first `--scale-labels` labels and scaled to C (both fit one model per label,
+    so their time is linear in C); each method's slope on each axis, from a least-squares line in log-log."""
+    import pandas as pd, warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.fals import FALS, RFSelector, LassoSelector
+    X, Y, _ = scale_data(**SCALE_BASE)
+    FALS(k=5, random_state=0, n_threads=1).fit(X, Y)                  # warm-up on the base shape: allocator, kernels
+    rows = []
+    for axis, values in SCALE_AXES.items():
+        for v in values:
+            shape = {**SCALE_BASE, axis: v}
+            X, Y, rel = scale_data(shape["N"], shape["D"], shape["C"])
+            m = min(args.scale_labels, shape["C"])
+            fals = FALS(k=5, random_state=0, n_threads=1)
+            fits = {"FALS": (lambda: fals.fit(X, Y), 1),
+                    "RF": (lambda: RFSelector(k=5, n_estimators=100, random_state=0).fit(X, Y[:, :m]), shape["C"] / m),
+                    "LASSO": (lambda: LassoSelector(k=5, random_state=0).fit(X, Y[:, :m]), shape["C"] / m)}
+            for method, (fit, factor) in fits.items():
+                if method in args.skip.split(","): continue
+                load0 = os.getloadavg()[0]
+                # best of `--scale-repeats` fits: a loaded machine only ever adds time
+                (wall, cpu), parts = min(((_fit_seconds(fit), dict(getattr(fals, "fit_time_", {})) if method == "FALS"
+                                          else {}) for _ in range(args.scale_repeats)), key=lambda t: t[0][1])
+                rows.append({"axis": axis, **shape, "H": int(np.ceil(np.sqrt(shape["D"] * shape["C"]))),
+                             "nnz": X.nnz, "method": method, "labels_timed": m if method != "FALS" else shape["C"],
+                             "fit_s": wall * factor, "cpu_s": cpu * factor,
+                             "train_s": parts.get("train", np.nan), "score_s": parts.get("score", np.nan),
+                             "load_avg": (load0 + os.getloadavg()[0]) / 2})
+                r = rows[-1]
+                print(f"{axis}={v:6d} ({shape['N']} x {shape['D']}, C={shape['C']}): {method:5s} {r['cpu_s']:8.2f} CPU-s, "
+                      f"{r['fit_s']:8.2f} s" + (f" (scaled from {m} labels)" if factor != 1 else "")
+                      + (f" (train {r['train_s']:.2f} s, score {r['score_s']:.2f} s)" if method == "FALS" else "")
+                      + f" | load {r['load_avg']:.1f}")
+    df = pd.DataFrame(rows)
+    print("slopes of log CPU time on log size (one axis at a time, the others at " +
+          ", ".join(f"{k}={v}" for k, v in SCALE_BASE.items()) + "):")
+    for (axis, method), g in df.groupby(["axis", "method"], sort=False):
+        print(f"  {axis}: {method:5s} {np.polyfit(np.log(g[axis]), np.log(g.cpu_s), 1)[0]:.2f}")
+    if args.scale_csv:
+        Path(args.scale_csv).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(args.scale_csv, index=False, float_format="%.4g")
+    return df
+
+
+HCAP_SHAPE = {"N": 6000, "D": 3000, "C": 500}
+HCAP_HIDDEN = (16, 32, 64, 128, 256, 512, None)     # None: the default ⌈√(DC)⌉
+
+
+def hcap_table(args, print):
+    """What a capped hidden layer does to planted recall: FALS(k=5) with H from HCAP_HIDDEN on an XC-shaped set with
+    5 planted features a label, 5 seeds (data and network); recall = planted features among each label's 5 selected,
+    averaged over labels. Random features recall k/D. Fit times are wall seconds on one thread."""
+    import pandas as pd, warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.fals import FALS
+    rows = []
+    for seed in range(args.hcap_seeds):
+        X, Y, rel = scale_data(HCAP_SHAPE["N"], HCAP_SHAPE["D"], HCAP_SHAPE["C"], seed)
+        keep = np.asarray(Y).sum(0) > 0                               # labels that occur: the others have no signal
+        if seed == 0: FALS(k=5, epochs=1, random_state=0, n_threads=1).fit(X[:500], Y[:500])   # warm-up
+        for hidden in HCAP_HIDDEN:
+            f = FALS(k=5, hidden=hidden, random_state=seed, n_threads=1)
+            wall, _ = _fit_seconds(lambda: f.fit(X, Y))
+            rec = np.array([len(np.intersect1d(s, r)) / len(r) for s, r in zip(f.selected_, rel)])
+            rows.append({**HCAP_SHAPE, "seed": seed, "hidden": f.hidden_, "default": hidden is None,
+                         "recall": float(rec[keep].mean()), "labels": int(keep.sum()), "fit_s": wall,
+                         "random_recall": 5 / HCAP_SHAPE["D"]})
+            print(f"seed {seed} H={f.hidden_:5d}{' (default)' if hidden is None else ''}: planted recall "
+                  f"{rows[-1]['recall']:.3f} over {int(keep.sum())} labels, fit {wall:.1f} s")
+    df = pd.DataFrame(rows)
+    for h, g in df.groupby("hidden"):
+        print(f"H={h:5d}: recall {g.recall.mean():.3f} ± {g.recall.sem():.3f} (mean ± SE, {len(g)} seeds), "
+              f"fit {g.fit_s.mean():.1f} s")
+    if args.hcap_csv:
+        Path(args.hcap_csv).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(args.hcap_csv, index=False, float_format="%.4g")
     return df
 
 
@@ -402,6 +565,17 @@ def main():
                     "times against the bound max(flops / matmul rate, bytes / copy bandwidth) measured in this run")
     ap.add_argument("--roofline-data", default="bibtex,delicious", help="comma-separated data sets of --roofline")
     ap.add_argument("--roofline-csv", default=None, help="also write the roofline table to this CSV")
+    ap.add_argument("--roofline-batches", default="", help="with --roofline: also time one-thread epochs at these "
+                    "comma-separated mini-batch sizes against their bounds (written beside the CSV as *_batch.csv)")
+    ap.add_argument("--scale", action="store_true", help="instead of the comparison: FALS, RF and LASSO fit time "
+                    "against N, D and C on synthetic XC-shaped data, one thread, with log-log slopes")
+    ap.add_argument("--scale-labels", type=int, default=5, help="labels RF and LASSO are timed on in --scale")
+    ap.add_argument("--scale-repeats", type=int, default=2, help="fits per method and size in --scale (the fastest kept)")
+    ap.add_argument("--scale-csv", default=None, help="also write the --scale table to this CSV")
+    ap.add_argument("--hcap", action="store_true", help="instead of the comparison: planted recall of FALS with a "
+                    "capped hidden layer")
+    ap.add_argument("--hcap-seeds", type=int, default=5, help="seeds of --hcap")
+    ap.add_argument("--hcap-csv", default=None, help="also write the --hcap table to this CSV")
     ap.add_argument("--busy", action="store_true", help="instead of the comparison: a small fit idle vs next to a busy process")
     ap.add_argument("--repeats", type=int, default=5, help="fits per setting in --busy")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -428,6 +602,12 @@ def main():
         return save()
     if args.profile:
         profile(args, print)
+        return save()
+    if args.scale:
+        scale_table(args, print)
+        return save()
+    if args.hcap:
+        hcap_table(args, print)
         return save()
     if args.roofline:
         roofline(args, print)

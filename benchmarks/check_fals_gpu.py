@@ -12,7 +12,9 @@ CUDA fit (`train_s_cuda`, `score_s_cuda_fit`), its peak GPU memory, TF32 scoring
 network trained on the GPU, scored on both devices: the relative error of the FP32 and TF32 GPU scores against the FP32
 CPU scores and the share of labels whose selected top-k set is identical (`selected_same_fp32`,
 `selected_same_tf32`). On `xc` the CPU is not timed (a CPU fit takes many minutes) and the agreement is measured on
-`--agree-labels` labels and `--agree-rows` instances. The top level records the device, driver, CUDA, torch, numpy and
+`--agree-labels` labels and `--agree-rows` instances. `scale` holds FALS's fit times on the device over the grid of
+`bench_fals.py --scale` (N, D and C varied one at a time on the same synthetic data; `--no-scale` leaves it out), for
+the chapter's scale figure. The top level records the device, driver, CUDA, torch, numpy and
 scipy versions and the code's git commit.
 
 Without CUDA the script prints why and exits with status 0, writing nothing. `--device cpu --quick` is a dry run of
@@ -37,6 +39,7 @@ def parse(argv=None):
     ap.add_argument("--quick", action="store_true", help="small synthetic stand-ins of every set (a dry run in seconds)")
     ap.add_argument("--agree-labels", type=int, default=400, help="labels scored on both devices for large C")
     ap.add_argument("--agree-rows", type=int, default=4000, help="instances scored on both devices for large N")
+    ap.add_argument("--no-scale", action="store_true", help="leave out the FALS fit times over bench_fals.py's scale grid")
     args = ap.parse_args(argv)
     bad = set(args.sets.split(",")) - set(SETS)
     if bad: ap.error(f"--sets: unknown {sorted(bad)}; choose from {', '.join(SETS)}")
@@ -169,6 +172,42 @@ def check_set(name, args, dev, cores):
     return row
 
 
+def _bench_fals():
+    "benchmarks/bench_fals.py as a module: the scale grid and its data generator live there, shared with the CPU run."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_fals", Path(__file__).resolve().parent / "bench_fals.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def check_scale(args, dev):
+    """FALS's fit time on the device over bench_fals.py --scale's grid (one of N, D, C varied at a time, same data),
+    for the chapter's scale figure beside the CPU curves; --quick: two tiny sizes per axis."""
+    import warnings
+    warnings.simplefilter("ignore")
+    from mlxplain.fals import FALS
+    b = _bench_fals()
+    base, axes = b.SCALE_BASE, b.SCALE_AXES
+    if args.quick:
+        base, axes = {"N": 400, "D": 100, "C": 10}, {"N": (200, 400), "D": (50, 100), "C": (5, 10)}
+    X, Y, _ = b.scale_data(**base)
+    FALS(k=5, epochs=1, device=dev, random_state=0).fit(X, Y)                  # warm-up
+    rows = []
+    for axis, values in axes.items():
+        for v in values:
+            shape = {**base, axis: v}
+            X, Y, _ = b.scale_data(shape["N"], shape["D"], shape["C"])
+            f = FALS(k=5, epochs=2 if args.quick else 10, device=dev, random_state=0)
+            sync(dev)
+            t = time.perf_counter()
+            f.fit(X, Y)
+            sync(dev)
+            rows.append({"axis": axis, **shape, "H": f.hidden_, "fit_s_cuda": round(time.perf_counter() - t, 4),
+                         "train_s": round(f.fit_time_["train"], 4), "score_s": round(f.fit_time_["score"], 4)})
+    return rows
+
+
 def main(argv=None):
     args = parse(argv)
     dev = torch.device(args.device)
@@ -185,6 +224,10 @@ def main(argv=None):
         t = time.perf_counter()
         out[name] = check_set(name, args, dev, cores)
         print(name, out[name], f"({time.perf_counter() - t:.0f} s)", flush=True)
+    if not args.no_scale:
+        t = time.perf_counter()
+        out["scale"] = check_scale(args, dev)
+        print("scale", out["scale"], f"({time.perf_counter() - t:.0f} s)", flush=True)
     path = Path(args.out) / f"gpu_{card_name(out['gpu']) if dev.type == 'cuda' else 'cpu_dryrun'}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1) + "\n")

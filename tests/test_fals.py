@@ -2,6 +2,7 @@
 import os, warnings
 from pathlib import Path
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 import torch
@@ -706,6 +707,9 @@ def test_gpu_check_script(tmp_path):
             assert key in row, (name, key)
         assert row["scores_rel_err"] < 1e-5 and row["selected_same_fp32"] == pytest.approx(1.0, abs=1e-12)
     assert "jaccard_cpu_vs_cuda_trained" in out["bibtex"]
+    sc = pd.DataFrame(out["scale"])
+    assert sorted(sc.axis.unique()) == ["C", "D", "N"] and len(sc) == 6
+    assert (sc.fit_s_cuda >= sc.train_s).all() and (sc.H == np.ceil(np.sqrt(sc.D * sc.C))).all()
 
 
 def test_xc_generator_planted_features_are_found_by_fals():
@@ -749,4 +753,56 @@ def test_roofline_row_on_small_data():
     bound = max(2 * row["epoch_madds"] / (row["gemm_gflops"] * 1e9), row["epoch_bytes"] / (row["copy_gbs"] * 1e9))
     assert row["epoch_bound_s"] == pytest.approx(bound) and row["epoch_ratio"] == pytest.approx(row["epoch_s"] / bound)
     assert row["score_vs_direct_rel"] < 1e-5 and row["epoch_vs_reference_rel"] < 1e-4
+    torch.set_num_threads(1)
+
+
+def _bench_fals():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_fals", Path(__file__).parents[1] / "benchmarks" / "bench_fals.py")
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    return bench
+
+
+def test_batch_sweep_rows_follow_the_cost_model():
+    "--roofline-batches: each row's bound is the cost model's at that batch size, with rates measured in the run."
+    from mlxplain.fals import tlp_cost_model
+    bench = _bench_fals()
+    ds, _ = make_label_specific(n_samples=300, n_features=60, n_labels=4, n_relevant=3, sparse=True, random_state=0)
+    rows = bench.batch_sweep("tiny", ds.X, ds.Y_dense, batches=(16, 64), epochs=1)
+    assert [r["batch_size"] for r in rows] == [16, 64]
+    for r in rows:
+        m = tlp_cost_model(300, 60, r["H"], 4, ds.X.nnz, r["batch_size"])
+        bound = max(2 * m["epoch_madds"] / (r["gemm_gflops"] * 1e9), m["epoch_bytes"] / (r["copy_gbs"] * 1e9))
+        assert r["epoch_bound_s"] == pytest.approx(bound) and r["epoch_ratio"] == pytest.approx(r["epoch_s"] / bound)
+    # fewer Adam steps over the same weights: the bound of the larger batch is not larger
+    assert rows[1]["epoch_bound_s"] <= rows[0]["epoch_bound_s"]
+    torch.set_num_threads(1)
+
+
+def test_scale_and_hcap_tables_on_tiny_shapes(monkeypatch):
+    "--scale and --hcap on tiny shapes: one row per (axis value, method), slopes from the rows, recall from the planted sets."
+    import argparse
+    bench = _bench_fals()
+    monkeypatch.setattr(bench, "SCALE_BASE", {"N": 200, "D": 60, "C": 6})
+    monkeypatch.setattr(bench, "SCALE_AXES", {"N": (100, 200), "C": (3, 6)})
+    out = []
+    args = argparse.Namespace(scale_labels=2, scale_repeats=1, skip="RF", scale_csv=None)
+    df = bench.scale_table(args, lambda *a: out.append(" ".join(map(str, a))))
+    assert len(df) == 2 * 2 * 2 and set(df.method) == {"FALS", "LASSO"}
+    lasso = df[df.method == "LASSO"]
+    assert (lasso.labels_timed == 2).all() and (df[df.method == "FALS"].labels_timed == df[df.method == "FALS"].C).all()
+    assert any(line.strip().startswith("N: FALS") for line in out)
+    monkeypatch.setattr(bench, "HCAP_SHAPE", {"N": 400, "D": 80, "C": 6})
+    monkeypatch.setattr(bench, "HCAP_HIDDEN", (4, None))
+    df = bench.hcap_table(argparse.Namespace(hcap_seeds=2, hcap_csv=None), lambda *a: None)
+    assert len(df) == 4 and df.default.sum() == 2 and set(df.hidden) == {4, int(np.ceil(np.sqrt(80 * 6)))}
+    X, Y, rel = bench.scale_data(400, 80, 6, seed=1)
+    from mlxplain.fals import FALS
+    f = FALS(k=5, hidden=4, random_state=1, n_threads=1).fit(X, Y)
+    keep = np.asarray(Y).sum(0) > 0
+    want = np.mean([len(np.intersect1d(s, r)) / 5 for s, r, k in zip(f.selected_, rel, keep) if k])
+    got = df[(df.seed == 1) & (df.hidden == 4)].recall.item()
+    assert got == pytest.approx(want, abs=1e-12)
+    # the default network finds the planted features far above random features' k/D
+    assert df[df.default].recall.mean() > 5 * df.random_recall.iloc[0]
     torch.set_num_threads(1)
