@@ -284,6 +284,14 @@ def roofline_row(name, X, Y, threads, ref=None):
            "score_bound": "compute" if 2 * c["gram"] / rate >= c["gram_bytes"] / bw else "memory",
            "score_s": score_s, "score_ratio": score_s / sb, "load_avg": (load0 + os.getloadavg()[0]) / 2}
     small, adam = epoch_parts(f.hidden_, Y.shape[1], c["weights"], f.batch_size, threads)
+    # scoring's own shape: one stacked second-stage product (C x rows) @ (rows x D) of the Gram route, alone
+    from mlxplain.fals import _buffer_rows
+    rows_ = _buffer_rows(X.shape[1], Y.shape[1], 1 << 23)
+    acc, rt, bb = torch.zeros(Y.shape[1], X.shape[1]), torch.randn(rows_, Y.shape[1]), torch.randn(rows_, X.shape[1])
+    acc.addmm_(rt.T, bb)
+    t_sp = min(_timed(lambda: acc.addmm_(rt.T, bb)) for _ in range(5))
+    row.update(score_product_gflops=2 * Y.shape[1] * rows_ * X.shape[1] / t_sp / 1e9,
+               score_s_at_product_rate=2 * c["gram"] / (2 * Y.shape[1] * rows_ * X.shape[1] / t_sp))
     # per epoch: the Adam steps alone, and the epoch's products at the rate of its own (B x H) @ (H x C) shape
     row.update(small_gemm_gflops=small / 1e9, adam_epoch_s=adam * c["adam_steps"],
                epoch_products_s_at_small_rate=2 * c["epoch"] / small)
@@ -350,7 +358,9 @@ def roofline(args, print):
                   f"{row['score_madds']:.3g} madds, {row['score_bytes'] / 1e9:.2f} GB -> bound {row['score_bound_s']:.3f} s "
                   f"({row['score_bound']}), measured {row['score_s']:.3f} s = {row['score_ratio']:.2f}x | load {row['load_avg']:.1f}")
             print(f"  measured causes: Adam alone {row['adam_epoch_s']:.3f} s an epoch; the (B x H) @ (H x C) product runs at "
-                  f"{row['small_gemm_gflops']:.1f} GFLOP/s, so the epoch's multiply-adds take {row['epoch_products_s_at_small_rate']:.3f} s at that rate")
+                  f"{row['small_gemm_gflops']:.1f} GFLOP/s, so the epoch's multiply-adds take {row['epoch_products_s_at_small_rate']:.3f} s at that rate; "
+                  f"scoring's stacked (C x rows) @ (rows x D) product runs at {row['score_product_gflops']:.1f} GFLOP/s, so "
+                  f"scoring's multiply-adds take {row['score_s_at_product_rate']:.3f} s at that rate")
             if "score_vs_direct_rel" in row:
                 print(f"  reference paths: Gram vs direct route on 200 instances max rel diff "
                       f"{row['score_vs_direct_rel']:.1e}; one epoch train_tlp vs _train_reference max rel weight diff "
