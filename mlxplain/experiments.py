@@ -17,11 +17,12 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['META_FORMAT', 'CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'expand_grid', 'atomic_write_csv',
-           'atomic_write_json', 'run_grid', 'code_version', 'code_modules', 'auto_version', 'timer', 'results_dir',
-           'scratch_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets', 'check_seeds', 'holm',
-           'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split', 'spearman_permutation',
-           'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims', 'claims_markdown']
+__all__ = ['META_FORMAT', 'CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'CONFIRM_FILES', 'expand_grid',
+           'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules', 'auto_version', 'timer',
+           'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets', 'check_seeds',
+           'holm', 'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split',
+           'spearman_permutation', 'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims',
+           'claims_markdown', 'confirm_part', 'confirm_recomputed']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -862,3 +863,49 @@ def claims_markdown(claims, table=None) -> str:  # table: evaluate_claims' outpu
         else: s += ")."
         lines.append(s)
     return "\n".join(lines)
+
+# %% ../nbs/03_experiments.ipynb #clm0cd05
+CONFIRM_FILES = ("confirm.csv", "confirm_claims.csv")   # the held-out rows, the verdicts
+
+def _claims_for(chapter, out_dir) -> tuple:
+    "(claims, path) of a chapter: the claims.json in out_dir, else its parent's (quick runs), else results_dir's."
+    for p in (Path(out_dir) / "claims.json", Path(out_dir).parent / "claims.json", claims_path(chapter)):
+        if p.exists(): return read_claims(p), p
+    raise FileNotFoundError(f"{chapter} has no claims file in {out_dir} or {claims_path(chapter)}: write one first")
+
+def confirm_part(chapter,          # chapter name; its claims: <out_dir>/claims.json (or results_dir(chapter)'s)
+                 func, grid,        # the held-out cells, as run_grid takes them
+                 to_frame,          # to_frame(rows, claims) -> the tidy frame evaluate_claims reads
+                 out_dir=None,      # the chapter's results folder (default: results_dir(chapter))
+                 *, n_jobs=1, scheduler=None, design=None, seeds=None, datasets=None) -> pd.DataFrame:
+    """A chapter's `confirm` part: the held-out grid through run_grid (cached, every row tagged with `_version` and
+    `_run`), its rows in `confirm.csv`, the claims evaluated on them in `confirm_claims.csv` and one `meta.json`, all in
+    `<out_dir>/confirm`; returns the verdicts."""
+    started = time.time()
+    run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")
+    out_dir = Path(out_dir) if out_dir is not None else results_dir(chapter)
+    claims, cpath = _claims_for(chapter, out_dir)
+    sha = hashlib.sha256(cpath.read_bytes()).hexdigest()   # of the claims this call evaluates
+    dest = out_dir / "confirm"
+    rows = run_grid(func, grid, cache=dest / "_cache" / "confirm.csv", n_jobs=n_jobs, scheduler=scheduler,
+                    version="auto", desc=f"{chapter} confirm", run=run)
+    version = rows.attrs.get("version")
+    verdicts = evaluate_claims(claims, to_frame(rows, claims))
+    verdicts["_version"], verdicts["_run"] = version, run
+    atomic_write_csv(rows, dest / CONFIRM_FILES[0])
+    atomic_write_csv(verdicts, dest / CONFIRM_FILES[1])
+    runs = {r: {"code_version": {"confirm": sorted(set(g))[0] if g.nunique() == 1 else sorted(set(g))}}
+            for r, g in rows.groupby("_run")["_version"]}
+    write_meta(dest, chapter=chapter, seeds=seeds, design=design, datasets=datasets, scheduler=scheduler,
+               n_jobs=n_jobs, started=started, code_version={"confirm": version}, files={"confirm": list(CONFIRM_FILES)},
+               rows={"confirm": len(rows)}, runs=runs,
+               claims={"file": cpath.name, "sha256": sha})
+    return verdicts
+
+def confirm_recomputed(chapter, to_frame, out_dir=None) -> tuple:  # to_frame: the chapter's, as given to confirm_part
+    "(verdicts on disk, verdicts evaluate_claims computes from the committed rows and claims) of a chapter's confirm part."
+    out_dir = Path(out_dir) if out_dir is not None else results_dir(chapter)
+    claims, _ = _claims_for(chapter, out_dir)
+    rows = pd.read_csv(out_dir / "confirm" / CONFIRM_FILES[0])
+    disk = pd.read_csv(out_dir / "confirm" / CONFIRM_FILES[1])
+    return disk, evaluate_claims(claims, to_frame(rows, claims))
