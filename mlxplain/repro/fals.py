@@ -700,6 +700,14 @@ def _part_seeds(parts, seeds, given) -> dict:
     return {p: tuple(s for s in seeds if s in PART_SEEDS[p]) for p in parts}
 
 # %% ../../nbs/10a_fals_experiments.ipynb #7a5a6a3b
+def _confirm(out_dir, sets, by_part, quick, data_home, n_jobs, scheduler) -> dict:
+    "The part confirm: the claims of claims.json on the held-out sets, written to out_dir/confirm by confirm_part."
+    func, grid = _grid("confirm", sets["confirm"], by_part["confirm"], data_home)
+    design = dict(_design(["table3"], sets | {"table3": sets["confirm"]}, by_part | {"table3": by_part["confirm"]}, quick),
+                  splits=list(CONFIRM_SPLITS), tree_seed="the unit's seed")
+    return {"confirm": confirm_part("fals", func, grid, confirm_frame, out_dir, n_jobs=n_jobs, scheduler=scheduler,
+                                    seeds=by_part["confirm"], datasets=list(sets["confirm"]), design=design)}
+
 def reproduce(out_dir=None,    # results folder (default: experiments.results_dir("fals"))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS and QUICK_SEEDS seeds, written to out_dir/"quick"
@@ -723,26 +731,21 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     out_dir.mkdir(parents=True, exist_ok=True)
     FALS(epochs=1, random_state=0).fit(np.zeros((8, 3), np.float32), np.eye(8, 2))   # torch start-up, untimed
     tables, history = {}, _history(out_dir)
-    if "confirm" in parts:   # its own folder and meta.json: <out_dir>/confirm (see experiments.confirm_part)
-        func, grid = _grid("confirm", sets["confirm"], by_part["confirm"], data_home)
-        tables["confirm"] = confirm_part("fals", func, grid, confirm_frame, out_dir, n_jobs=n_jobs,
-                                         scheduler=scheduler, seeds=by_part["confirm"], datasets=list(sets["confirm"]),
-                                         design=dict(_design(["table3"], sets | {"table3": sets["confirm"]}, by_part |
-                                                             {"table3": by_part["confirm"]}, quick),
-                                                     splits=list(CONFIRM_SPLITS), tree_seed="the unit's seed"))
-        parts = tuple(p for p in parts if p != "confirm")
-        if not parts: return tables
+    main, parts = parts, tuple(p for p in parts if p != "confirm")
     for part in parts:
         frames, _ = _run_part(part, out_dir, sets[part], by_part[part], data_home, n_jobs,
                               scheduler, run)
         tables[part] = frames[0]
         if part == "variants": tables["variants_similarity"] = frames[1]
-    code_version, runs = _provenance(out_dir, parts, run, n_jobs, scheduler)
-    write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, by_part, quick),
-               datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
-               n_jobs=n_jobs, started=started, code_version=code_version,
-               files={**_earlier(out_dir, "files"), **{p: list(PART_FILES[p]) for p in parts}},
-               rows={p: len(t) for p, t in tables.items()}, runs=runs, torch_threads=1, history=history)
+    if parts:
+        code_version, runs = _provenance(out_dir, parts, run, n_jobs, scheduler)
+        write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, by_part, quick),
+                   datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
+                   n_jobs=n_jobs, started=started, code_version=code_version,
+                   files={**_earlier(out_dir, "files"), **{p: list(PART_FILES[p]) for p in parts}},
+                   rows={p: len(t) for p, t in tables.items()}, runs=runs, torch_threads=1, history=history)
+    if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
+        tables.update(_confirm(out_dir, sets, by_part, quick, data_home, n_jobs, scheduler))
     return tables
 
 # %% ../../nbs/10a_fals_experiments.ipynb #dab94e4e

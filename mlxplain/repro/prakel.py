@@ -526,7 +526,18 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
     out_dir = out_dir / "quick" if quick else out_dir
     started, tables, versions = time.time(), {}, {}
     run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
-    if "confirm" in parts:   # its own folder and meta.json: <out_dir>/confirm (see experiments.confirm_part)
+    main, parts = parts, tuple(p for p in parts if p != "confirm")
+    for part in parts:
+        func, grid = _grids(datasets, part_seeds[part], data_home)[part]
+        df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
+                      scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}", run=run)
+        versions[part] = auto_version(func)   # rows read from the cache carry the same version
+        tables[part] = df.drop(columns=["_cell"], errors="ignore")
+        atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
+    if parts:
+        _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, versions, quick=quick, started=started,
+                scheduler=scheduler, n_jobs=n_jobs)
+    if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
         sets = held_out or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
         grid = [dict(dataset=d, split=s, seed=k, data_home=data_home) for d in sets
                 for s in (CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS) for k in part_seeds["confirm"]]
@@ -536,18 +547,6 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
                                                      split="random 75/25 train/test of that number; the last third of "
                                                            "training for validation", k_grid="{2, 4}; {3} when K > 20",
                                                      ridge_alpha=_ALPHAS, seed="RAkEL's and PRAkEL's labelsets"))
-        parts = tuple(p for p in parts if p != "confirm")
-        part_seeds = {p: s for p, s in part_seeds.items() if p != "confirm"}
-        if not parts: return tables
-    for part in parts:
-        func, grid = _grids(datasets, part_seeds[part], data_home)[part]
-        df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
-                      scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}", run=run)
-        versions[part] = auto_version(func)   # rows read from the cache carry the same version
-        tables[part] = df.drop(columns=["_cell"], errors="ignore")
-        atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
-    _finish(out_dir, part_seeds, datasets, data_home, versions, quick=quick, started=started,
-            scheduler=scheduler, n_jobs=n_jobs)
     return tables
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #2061975b
