@@ -703,12 +703,14 @@ def held_out_sets(exclude,              # the sets a chapter used (names)
                   kind="multilabel",    # registry kind
                   max_rows=None,        # leave out sets with more rows (None: no limit)
                   min_rows=0,           # leave out sets with fewer rows
+                  max_labels=None,      # leave out sets with more labels (None: no limit)
                   data_home=None):      # see mlxplain.data.registry
-    "The held-out sets by a fixed rule: the available staged sets of `kind` not in `exclude`, within the row limits, by name; the first `n`."
+    "The held-out sets by a fixed rule: the available staged sets of `kind` not in `exclude`, within the size limits, by name; the first `n`."
     from mlxplain.data import registry
     reg = registry(data_home)
     ok = (reg.kind == kind) & reg.available & ~reg.name.isin(list(exclude)) & (reg.n >= min_rows)
     if max_rows is not None: ok &= reg.n <= max_rows
+    if max_labels is not None: ok &= reg.c <= max_labels
     names = sorted(reg.name[ok], key=str.lower)
     if len(names) < n:
         raise ValueError(f"n={n}: only {len(names)} staged {kind} sets ({names}) satisfy the rule; lower n or widen the limits")

@@ -580,8 +580,8 @@ PART_DATASETS = {"table3": TABLE3_SETS, "variants": tuple(dict.fromkeys(SMALL_SE
                  "hidden": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)), "arch": SMALL_SETS,
                  "leaf": LEAF_SETS, "cv": CV_SETS, "scale": SCALE_SETS}
 FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
-# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000), Table 3's protocol
-CONFIRM_SETS = ("birds", "CAL500", "flags")
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000, max_labels=50), Table 3's protocol
+CONFIRM_SETS = ("birds", "flags", "genbase")
 CONFIRM_SPLITS = (0, 1, 2)   # 0: the set's own split (Table 3's), 1-2: stratified re-splits
 PART_DATASETS["confirm"] = CONFIRM_SETS
 DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
