@@ -27,10 +27,10 @@ __all__ = ['PAPER_IDS', 'METHOD_NAMES', 'TABLE3_METHODS', 'VARIANT_SETTINGS', 'S
            'FIG9_LAYERS', 'FIG9_ACTIVATIONS', 'LEAF_SETS', 'SCALE_SETS', 'CV_SETS', 'CV_FOLDS', 'CV_METRICS', 'PARTS',
            'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'PART_DATASETS', 'FORMING_SETS',
            'CONFIRM_SETS', 'CONFIRM_SPLITS', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES',
-           'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell', 'confirm_cell', 'confirm_frame',
-           'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores',
-           'architecture_sweep', 'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics', 'cv_fold',
-           'wilcoxon_pairs', 'reproduce', 'verify_table3', 'load_result', 'seed_stats', 'paired_test']
+           'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell', 'variants_cell',
+           'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores', 'architecture_sweep',
+           'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics', 'cv_fold', 'wilcoxon_pairs', 'reproduce',
+           'verify_table3', 'load_result', 'seed_stats', 'paired_test', 'confirm_cell', 'confirm_frame']
 
 # %% ../../nbs/10a_fals_experiments.ipynb #f1ccb254
 _T3_HL_OE = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
@@ -192,40 +192,6 @@ def _table3_cell(dataset, method, seed, data_home=None):
     "`table3_cell`, with a failing cell recorded as an error row instead of stopping the run."
     try: return table3_cell(dataset, method, seed, data_home)
     except Exception as e: return {"method": method, "error": f"{type(e).__name__}: {e}"}
-
-# %% ../../nbs/10a_fals_experiments.ipynb #fcf0cd01
-def confirm_cell(dataset,          # a held-out set
-                 split,            # 0: the set's own split; s >= 1: a stratified re-split (resampled_split)
-                 seed,             # seed of every selector and of the BR decision trees
-                 data_home=None, k_ratio=0.1) -> list:
-    "One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on one split, selectors and trees seeded by `seed`."
-    out = []
-    for m in TABLE3_METHODS:
-        r = table3_cell(dataset, m, seed, data_home, k_ratio, split=split, tree_seed=seed)
-        out += r if isinstance(r, list) else [r]
-    return out
-
-def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, HL, OE, RL, AP, ...)
-                  claims):  # the chapter's claims file
-    """The tidy frame `evaluate_claims` reads, one unit per (split, seed) within a set: a claim's `where` either ranks the
-    methods `rank_among` per metric (1 = best; AP: higher is better) and takes each side's mean rank over `metrics`,
-    or takes each side's value of one `metric`."""
-    rows = pd.DataFrame(rows)
-    key = ["dataset", "split", "seed"]
-    out = []
-    for c in claims["claims"]:
-        w = c["where"]
-        if "rank_among" in w:
-            r = rows[rows.method.isin(w["rank_among"])].melt(id_vars=key + ["method"], value_vars=w["metrics"],
-                                                            var_name="metric")
-            r["s"] = np.where(r.metric.isin(HIGHER_BETTER), -r.value, r.value)
-            r["v"] = r.groupby(key + ["metric"])["s"].rank(method="min")
-            v = r.groupby(key + ["method"])["v"].mean().reset_index()
-        else: v = rows.assign(v=rows[w["metric"]])[key + ["method", "v"]]
-        for s in ("a", "b"):
-            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", side=s, value=x.v)
-                    for x in v[v.method == w[s]].itertuples()]
-    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
 
 # %% ../../nbs/10a_fals_experiments.ipynb #c4adf7ce
 VARIANT_SETTINGS = {"FALS": {}, "epoch20": {"epochs": 20}, "epoch50": {"epochs": 50},
@@ -823,3 +789,37 @@ def paired_test(df, col, a, b,                  # compare rows with df[col] == a
     cols = [*by, "metric", "n", "a_mean", "b_mean", "delta", "a_better", "b_better", "p_t", "p_wilcoxon",
             "better"]
     return pd.DataFrame(rows, columns=cols)
+
+# %% ../../nbs/10a_fals_experiments.ipynb #fcf0cd01
+def confirm_cell(dataset,          # a held-out set
+                 split,            # 0: the set's own split; s >= 1: a stratified re-split (resampled_split)
+                 seed,             # seed of every selector and of the BR decision trees
+                 data_home=None, k_ratio=0.1) -> list:
+    "One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on one split, selectors and trees seeded by `seed`."
+    out = []
+    for m in TABLE3_METHODS:
+        r = table3_cell(dataset, m, seed, data_home, k_ratio, split=split, tree_seed=seed)
+        out += r if isinstance(r, list) else [r]
+    return out
+
+def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, HL, OE, RL, AP, ...)
+                  claims):  # the chapter's claims file
+    """The tidy frame `evaluate_claims` reads, one unit per (split, seed) within a set: a claim's `where` either ranks the
+    methods `rank_among` per metric (1 = best; AP: higher is better) and takes each side's mean rank over `metrics`,
+    or takes each side's value of one `metric`."""
+    rows = pd.DataFrame(rows)
+    key = ["dataset", "split", "seed"]
+    out = []
+    for c in claims["claims"]:
+        w = c["where"]
+        if "rank_among" in w:
+            r = rows[rows.method.isin(w["rank_among"])].melt(id_vars=key + ["method"], value_vars=w["metrics"],
+                                                            var_name="metric")
+            r["s"] = np.where(r.metric.isin(HIGHER_BETTER), -r.value, r.value)
+            r["v"] = r.groupby(key + ["metric"])["s"].rank(method="min")
+            v = r.groupby(key + ["method"])["v"].mean().reset_index()
+        else: v = rows.assign(v=rows[w["metric"]])[key + ["method", "v"]]
+        for s in ("a", "b"):
+            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", side=s, value=x.v)
+                    for x in v[v.method == w[s]].itertuples()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
