@@ -17,9 +17,12 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['META_FORMAT', 'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules',
-           'auto_version', 'timer', 'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'check_parts',
-           'check_datasets', 'check_seeds', 'holm']
+__all__ = ['META_FORMAT', 'CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'CONFIRM_FILES', 'expand_grid',
+           'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules', 'auto_version', 'timer',
+           'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets', 'check_seeds',
+           'holm', 'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split',
+           'spearman_permutation', 'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims',
+           'claims_markdown', 'confirm_part', 'confirm_recomputed']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -650,3 +653,261 @@ def holm(p):  # p-values (array-like; NaN: no test)
     res[order] = adj
     out[ok] = res
     return out
+
+# %% ../nbs/03_experiments.ipynb #clm0cd01
+CLAIMS_FORMAT = "mlxplain-claims/1"
+CLAIM_TESTS = ("paired_t", "wilcoxon", "spearman_permutation")
+CLAIM_DIRECTIONS = ("greater", "less", "equivalent")
+VERDICTS = ("replicated", "not replicated", "inconclusive")
+_CLAIM_KEYS = ("id", "sentence", "statistic", "a", "b", "metric", "direction", "formed_on", "test")
+
+def check_claims(claims: dict) -> dict:
+    "`claims` (a claims file's content) validated: its format, the keys of every claim, known tests and directions."
+    if claims.get("format") != CLAIMS_FORMAT:
+        raise ValueError(f"format={claims.get('format')!r}: a claims file has format {CLAIMS_FORMAT!r}")
+    for k in ("chapter", "alpha", "correction", "held_out", "claims"):
+        if k not in claims: raise ValueError(f"the claims file has no {k!r}: it needs {k!r}")
+    if claims["correction"] != "holm": raise ValueError(f"correction={claims['correction']!r}: only 'holm' is implemented")
+    if not (0 < claims["alpha"] < 1): raise ValueError(f"alpha={claims['alpha']}: need a level in (0, 1)")
+    if len(claims["held_out"].get("sets", [])) < 2:
+        raise ValueError(f"held_out sets={claims['held_out'].get('sets')}: a claim is confirmed on at least 2 held-out sets")
+    ids = [c.get("id") for c in claims["claims"]]
+    if len(set(ids)) != len(ids): raise ValueError(f"claim ids {ids}: each id must be unique")
+    for c in claims["claims"]:
+        miss = [k for k in _CLAIM_KEYS if k not in c]
+        if miss: raise ValueError(f"claim {c.get('id')!r} lacks {miss}: every claim states {list(_CLAIM_KEYS)}")
+        if c["test"] not in CLAIM_TESTS: raise ValueError(f"claim {c['id']!r}: test={c['test']!r}; use one of {CLAIM_TESTS}")
+        if c["direction"] not in CLAIM_DIRECTIONS:
+            raise ValueError(f"claim {c['id']!r}: direction={c['direction']!r}; use one of {CLAIM_DIRECTIONS}")
+        if c["direction"] == "equivalent" and not c.get("margin", 0) > 0:
+            raise ValueError(f"claim {c['id']!r}: an 'equivalent' claim needs a margin > 0")
+        if c["direction"] == "equivalent" and c["test"] == "spearman_permutation":
+            raise ValueError(f"claim {c['id']!r}: a Spearman claim states a sign ('greater' or 'less')")
+        overlap = set(c["formed_on"]) & set(claims["held_out"]["sets"])
+        if overlap: raise ValueError(f"claim {c['id']!r} was formed on {sorted(overlap)}: held-out sets must be unused")
+    return claims
+
+def claims_path(chapter: str, root=None) -> Path:
+    "Where a chapter's claims file lives: `<results_dir(chapter)>/claims.json`."
+    return results_dir(chapter, root) / "claims.json"
+
+def read_claims(chapter_or_path, root=None) -> dict:  # a chapter name, or the path of a claims.json
+    "A chapter's claims file, validated by `check_claims`."
+    p = Path(chapter_or_path)
+    if p.suffix != ".json": p = claims_path(str(chapter_or_path), root)
+    return check_claims(json.loads(p.read_text()))
+
+# %% ../nbs/03_experiments.ipynb #clm0cd02
+def held_out_sets(exclude,              # the sets a chapter used (names)
+                  n=3,                  # how many to draw
+                  kind="multilabel",    # registry kind
+                  max_rows=None,        # leave out sets with more rows (None: no limit)
+                  min_rows=0,           # leave out sets with fewer rows
+                  max_labels=None,      # leave out sets with more labels (None: no limit)
+                  data_home=None):      # see mlxplain.data.registry
+    "The held-out sets by a fixed rule: the available staged sets of `kind` not in `exclude`, within the size limits, by name; the first `n`."
+    from mlxplain.data import registry
+    reg = registry(data_home)
+    ok = (reg.kind == kind) & reg.available & ~reg.name.isin(list(exclude)) & (reg.n >= min_rows)
+    if max_rows is not None: ok &= reg.n <= max_rows
+    if max_labels is not None: ok &= reg.c <= max_labels
+    names = sorted(reg.name[ok], key=str.lower)
+    if len(names) < n:
+        raise ValueError(f"n={n}: only {len(names)} staged {kind} sets ({names}) satisfy the rule; lower n or widen the limits")
+    return names[:n]
+
+def resampled_split(name,            # a registered data set
+                    split=0,         # 0: the official split (load_split); s >= 1: a stratified re-split, seed s
+                    data_home=None): # see mlxplain.data.load
+    "(train, test) of a set: split 0 is the paper's (official) split; split s ≥ 1 re-splits the union by iterative stratification with the same test share."
+    from mlxplain.data import load, load_split, train_test_split
+    from mlxplain.checks import check_int
+    split = check_int("split", split, 0)
+    tr, te = load_split(name, data_home=data_home)
+    if split == 0: return tr, te
+    full = load(name, None, data_home)
+    return train_test_split(full, te.n_samples / (tr.n_samples + te.n_samples), random_state=split)
+
+# %% ../nbs/03_experiments.ipynb #clm0cd03
+def _test_p(d, test, alternative="two-sided", shift=0.0) -> float:
+    "p-value of a paired t or Wilcoxon test of the differences `d` against `shift` (NaN for fewer than 2)."
+    from scipy import stats
+    x = np.asarray(d, float) - shift
+    if len(x) < 2: return np.nan
+    if np.all(np.abs(x) < 1e-12): return 1.0                       # no difference at all
+    if test == "paired_t" and np.ptp(x) < 1e-12:                    # constant, non-zero: t is infinite
+        side = {"two-sided": True, "greater": x[0] > 0, "less": x[0] < 0}[alternative]
+        return 0.0 if side else 1.0
+    if test == "paired_t": return float(stats.ttest_1samp(x, 0.0, alternative=alternative).pvalue)
+    return float(stats.wilcoxon(x, alternative=alternative).pvalue)
+
+def spearman_permutation(x, y,          # paired observations
+                         n_perm=9999,    # permutations of y
+                         random_state=0) -> tuple:
+    "(Spearman's ρ, two-sided permutation p-value) of x and y; p = (1 + #|ρ_perm| ≥ |ρ|) / (1 + n_perm)."
+    from scipy.stats import rankdata
+    rx, ry = rankdata(x), rankdata(y)
+    def rho(a, b): return float(np.corrcoef(a, b)[0, 1]) if np.std(a) > 0 and np.std(b) > 0 else 0.0
+    r = rho(rx, ry)
+    rng = np.random.default_rng(random_state)
+    perm = np.array([rho(rx, rng.permutation(ry)) for _ in range(n_perm)])
+    return r, float((1 + np.sum(np.abs(perm) >= abs(r) - 1e-12)) / (1 + n_perm))
+
+def _claim_test(c, g) -> dict:
+    "One claim's test on one block of the frame (rows of one claim and data set): statistic, SE, n, p, p_out."
+    w = g.pivot_table(index="unit", columns="side", values="value", aggfunc="first").dropna()
+    if not {"a", "b"} <= set(w.columns) or len(w) < 2:
+        return dict(n_units=len(w), estimate=np.nan, se=np.nan, p=np.nan, p_out=np.nan)
+    if c["test"] == "spearman_permutation":
+        r, p = spearman_permutation(w["a"], w["b"])
+        return dict(n_units=len(w), estimate=r, se=np.nan, p=p, p_out=np.nan)
+    d = (w["a"] - w["b"]).to_numpy()
+    out = dict(n_units=len(d), estimate=float(d.mean()), se=float(d.std(ddof=1) / np.sqrt(len(d))))
+    if c["direction"] == "equivalent":   # TOST: both one-sided tests against ±margin
+        m = float(c["margin"])
+        out["p"] = max(_test_p(d, c["test"], "greater", -m), _test_p(d, c["test"], "less", m))
+        # evidence against: the difference lies beyond the margin on the side of its mean
+        out["p_out"] = (_test_p(d, c["test"], "greater", m) if d.mean() > 0 else _test_p(d, c["test"], "less", -m))
+    else: out.update(p=_test_p(d, c["test"]), p_out=np.nan)
+    return out
+
+def _block_verdict(c, r, alpha) -> str:
+    "replicated / not replicated / inconclusive for one (claim, data set) test after correction."
+    if np.isnan(r["p_holm"]): return "inconclusive"
+    if c["direction"] == "equivalent":
+        if r["p_holm"] < alpha: return "replicated"
+        return "not replicated" if r["p_out_adj"] < alpha else "inconclusive"
+    if r["p_holm"] >= alpha: return "inconclusive"
+    return "replicated" if (r["estimate"] > 0) == (c["direction"] == "greater") else "not replicated"
+
+def evaluate_claims(claims,     # a claims file's content (dict), see read_claims
+                    frame,      # tidy: claim, dataset, unit, side ('a' or 'b'), value; a Spearman claim: a = x, b = y
+                    min_sets=2, # held-out sets a claim needs before it can be 'replicated' (a pooled block 'a+b' counts 2)
+                   ) -> pd.DataFrame:
+    """Every claim tested on every data set (block) of `frame`, Holm-corrected over all tests: one row per (claim, data set)
+    with its statistic, p, p_holm, the block's verdict and the claim's verdict (replicated on every block, at least `min_sets`;
+    not replicated when any block contradicts it; else inconclusive)."""
+    check_claims(claims)
+    alpha = claims["alpha"]
+    frame = pd.DataFrame(frame)
+    miss = {"claim", "dataset", "unit", "side", "value"} - set(frame.columns)
+    if miss: raise ValueError(f"frame lacks columns {sorted(miss)}: need claim, dataset, unit, side, value")
+    known = {c["id"] for c in claims["claims"]}
+    extra = sorted(set(frame["claim"]) - known)
+    if extra: raise ValueError(f"frame has rows of claims {extra} that the claims file does not hold")
+    rows = []
+    for c in claims["claims"]:
+        g = frame[frame["claim"] == c["id"]]
+        for ds, b in g.groupby("dataset", sort=True):
+            rows.append(dict(claim=c["id"], dataset=ds, test=c["test"], direction=c["direction"], **_claim_test(c, b)))
+        if g.empty: rows.append(dict(claim=c["id"], dataset=None, test=c["test"], direction=c["direction"], n_units=0,
+                                     estimate=np.nan, se=np.nan, p=np.nan, p_out=np.nan))
+    out = pd.DataFrame(rows)
+    out["p_holm"] = holm(out["p"])
+    n_tests = int(out["p"].notna().sum())
+    out["p_out_adj"] = np.minimum(1.0, out["p_out"] * n_tests)      # Bonferroni for the evidence against equivalence
+    by_id = {c["id"]: c for c in claims["claims"]}
+    out["set_verdict"] = [_block_verdict(by_id[r["claim"]], r, alpha) for _, r in out.iterrows()]
+    n_sets = out["dataset"].map(lambda d: len(str(d).split("+")) if d else 0)   # a pooled block "a+b" covers 2 sets
+    def overall(g):
+        v = list(g["set_verdict"])
+        if "not replicated" in v: return "not replicated"
+        ok = v.count("replicated") == len(v) and n_sets[g.index].sum() >= min_sets
+        return "replicated" if ok else "inconclusive"
+    out["verdict"] = out["claim"].map({k: overall(g) for k, g in out.groupby("claim")})
+    return out
+
+# %% ../nbs/03_experiments.ipynb #clm0cd04
+_CLAIM_SPAN = re.compile(r'<span class="claim" id="([^"]+)">(.*?)</span>', re.S)
+
+def claim_span(claims, claim_id) -> str:
+    "The sentence of claim `claim_id` as the notebook states it: `<span class=\"claim\" id=…>sentence</span>`."
+    c = {c["id"]: c for c in claims["claims"]}.get(claim_id)
+    if c is None: raise ValueError(f"claim_id={claim_id!r}: not in the claims file of {claims['chapter']!r}")
+    return f'<span class="claim" id="{claim_id}">{c["sentence"]}</span>'
+
+def stated_claims(notebook) -> list:  # path of a .ipynb
+    "(claim id, sentence) of every claim span in a notebook's markdown cells and in its code cells' text outputs."
+    nb = json.loads(Path(notebook).read_text())
+    texts = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown": texts.append("".join(cell["source"]))
+        for o in cell.get("outputs", []):
+            for k in ("text/markdown", "text/html", "text/plain"):
+                v = o.get("data", {}).get(k)
+                if v is not None: texts.append("".join(v))
+            if "text" in o: texts.append("".join(o["text"]))
+    return [(m.group(1), " ".join(m.group(2).split())) for t in texts for m in _CLAIM_SPAN.finditer(t)]
+
+def check_stated_claims(claims, notebooks) -> list:  # notebooks: paths of the chapter's notebooks
+    "Problems (text) with the claims the notebooks state: a claim the file does not hold, a sentence that differs from the file's, a claim of the file never stated."
+    by_id = {c["id"]: " ".join(c["sentence"].split()) for c in claims["claims"]}
+    stated = [(Path(nb).name, i, s) for nb in notebooks for i, s in stated_claims(nb)]
+    out = [f"{nb}: states claim {i!r}, which {claims['chapter']}'s claims file does not hold" for nb, i, s in stated
+           if i not in by_id]
+    out += [f"{nb}: claim {i!r} reads {s!r}, the claims file {by_id[i]!r}" for nb, i, s in stated
+            if i in by_id and s != by_id[i]]
+    said = {i for _, i, _ in stated}
+    out += [f"claim {i!r} of the claims file is stated in none of {[Path(n).name for n in notebooks]}"
+            for i in by_id if i not in said]
+    return out
+
+def claims_markdown(claims, table=None) -> str:  # table: evaluate_claims' output (None: the claims without verdicts)
+    "The claims as a Markdown list, each sentence in its claim span, with its test, held-out sets and verdict."
+    lines = []
+    for c in claims["claims"]:
+        s = f"* {claim_span(claims, c['id'])} (`{c['id']}`; formed on {', '.join(c['formed_on'])}; {c['test'].replace('_', ' ')}"
+        if table is not None:
+            t = table[table["claim"] == c["id"]]
+            per = "; ".join(f"{r.dataset}: {r.estimate:+.3g}" + (f" ± {r.se:.2g}" if r.se == r.se else "") +
+                            f", Holm p = {r.p_holm:.3g}, {r.set_verdict}" for r in t.itertuples() if r.dataset)
+            s += f") — **{t['verdict'].iloc[0]}** on the held-out sets ({per or 'no data'})."
+        else: s += ")."
+        lines.append(s)
+    return "\n".join(lines)
+
+# %% ../nbs/03_experiments.ipynb #clm0cd05
+CONFIRM_FILES = ("confirm.csv", "confirm_claims.csv")   # the held-out rows, the verdicts
+
+def _claims_for(chapter, out_dir) -> tuple:
+    "(claims, path) of a chapter: the claims.json in out_dir, else its parent's (quick runs), else results_dir's."
+    for p in (Path(out_dir) / "claims.json", Path(out_dir).parent / "claims.json", claims_path(chapter)):
+        if p.exists(): return read_claims(p), p
+    raise FileNotFoundError(f"{chapter} has no claims file in {out_dir} or {claims_path(chapter)}: write one first")
+
+def confirm_part(chapter,          # chapter name; its claims: <out_dir>/claims.json (or results_dir(chapter)'s)
+                 func, grid,        # the held-out cells, as run_grid takes them
+                 to_frame,          # to_frame(rows, claims) -> the tidy frame evaluate_claims reads
+                 out_dir=None,      # the chapter's results folder (default: results_dir(chapter))
+                 *, n_jobs=1, scheduler=None, design=None, seeds=None, datasets=None) -> pd.DataFrame:
+    """A chapter's `confirm` part: the held-out grid through run_grid (cached, every row tagged with `_version` and
+    `_run`), its rows in `confirm.csv`, the claims evaluated on them in `confirm_claims.csv` and one `meta.json`, all in
+    `<out_dir>/confirm`; returns the verdicts."""
+    started = time.time()
+    run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")
+    out_dir = Path(out_dir) if out_dir is not None else results_dir(chapter)
+    claims, cpath = _claims_for(chapter, out_dir)
+    sha = hashlib.sha256(cpath.read_bytes()).hexdigest()   # of the claims this call evaluates
+    dest = out_dir / "confirm"
+    rows = run_grid(func, grid, cache=dest / "_cache" / "confirm.csv", n_jobs=n_jobs, scheduler=scheduler,
+                    version="auto", desc=f"{chapter} confirm", run=run)
+    version = rows.attrs.get("version")
+    verdicts = evaluate_claims(claims, to_frame(rows, claims))
+    verdicts["_version"], verdicts["_run"] = version, run
+    atomic_write_csv(rows, dest / CONFIRM_FILES[0])
+    atomic_write_csv(verdicts, dest / CONFIRM_FILES[1])
+    runs = {r: {"code_version": {"confirm": sorted(set(g))[0] if g.nunique() == 1 else sorted(set(g))}}
+            for r, g in rows.groupby("_run")["_version"]}
+    write_meta(dest, chapter=chapter, seeds=seeds, design=design, datasets=datasets, scheduler=scheduler,
+               n_jobs=n_jobs, started=started, code_version={"confirm": version}, files={"confirm": list(CONFIRM_FILES)},
+               rows={"confirm": len(rows)}, runs=runs,
+               claims={"file": cpath.name, "sha256": sha})
+    return verdicts
+
+def confirm_recomputed(chapter, to_frame, out_dir=None) -> tuple:  # to_frame: the chapter's, as given to confirm_part
+    "(verdicts on disk, verdicts evaluate_claims computes from the committed rows and claims) of a chapter's confirm part."
+    out_dir = Path(out_dir) if out_dir is not None else results_dir(chapter)
+    claims, _ = _claims_for(chapter, out_dir)
+    rows = pd.read_csv(out_dir / "confirm" / CONFIRM_FILES[0])
+    disk = pd.read_csv(out_dir / "confirm" / CONFIRM_FILES[1])
+    return disk, evaluate_claims(claims, to_frame(rows, claims))

@@ -25,7 +25,8 @@ def test_reproduce_rejects_unknown_part_dataset_and_seed(tmp_path):
 
 
 def test_constants_are_consistent():
-    assert set(E.PART_FILES) == set(E.PARTS) == set(E.PART_DATASETS) == set(E.QUICK_PART_DATASETS)
+    # confirm writes to its own folder (confirm/, experiments.confirm_part), so it has no PART_FILES entry
+    assert set(E.PART_FILES) | {"confirm"} == set(E.PARTS) == set(E.PART_DATASETS) == set(E.QUICK_PART_DATASETS)
     assert set(E.DEFAULT_PARTS) <= set(E.PARTS) and set(E.QUICK_DATASETS) <= set(E.DATASETS)
     assert all(set(v) <= set(E.DATASETS) for v in E.PART_DATASETS.values())
     assert E.SEEDS == tuple(range(10)) and set(E.PART_SEEDS) == set(E.PARTS)

@@ -214,8 +214,8 @@ def test_merge_runs_keeps_grid_order_and_provenance(tmp_path, need_data):
 
 
 def test_default_splits_per_part():
-    "Ten splits for the main and CS-RAkEL parts, five for the one-sided one (the paper: 30)."
-    assert SEEDS == tuple(range(10)) and PART_SEEDS == {"onesided": SEEDS[:5]}
+    "Ten splits for the main and CS-RAkEL parts, five for the one-sided one (the paper: 30); five seeds per held-out split."
+    assert SEEDS == tuple(range(10)) and PART_SEEDS == {"onesided": SEEDS[:5], "confirm": SEEDS[:5]}
 
 
 def test_committed_meta_describes_the_tables():

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from ..checks import check_X, check_Y, check_int
 from ..data import load, load_split, registry, train_test_split
 from ..experiments import atomic_write_csv, read_meta, results_dir, run_grid, write_meta
-from ..experiments import check_parts, check_datasets, check_seeds
+from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from ..metrics import precision_at_k
 from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, add_noise,
                                    adversarial_evaluation, attack_evaluation, explain, faithfulness,
@@ -26,9 +26,11 @@ from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, 
 # %% auto #0
 __all__ = ['PAPER_TRAIN_TIME', 'COUNTERPART', 'NORMALIZATIONS', 'SWEEP_SIGMAS', 'SWEEP_SETS', 'SEED_INTERVAL_SETS',
            'SEED_TABLE_SETS', 'SEED_TABLE_TRAIN_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'SEEDS', 'QUICK_SEEDS',
-           'SWEEP_DATASETS', 'PART_DATASETS', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES',
-           'BENCH_FILES', 'SWEEP_PROTOCOL', 'paper_results', 'yeast_contract', 'normalize_features', 'noise_sweep',
-           'seed_interval_cell', 'reproduce', 'load_result', 'load_facts']
+           'SWEEP_DATASETS', 'PART_DATASETS', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS',
+           'CONFIRM_PROTOCOL', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'BENCH_FILES',
+           'SWEEP_PROTOCOL', 'paper_results', 'yeast_contract', 'normalize_features', 'noise_sweep',
+           'seed_interval_cell', 'noise_ratio', 'confirm_cell', 'confirm_frame', 'reproduce', 'load_result',
+           'load_facts']
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #30d193be
 _PAPER_TABLES = """
@@ -271,18 +273,89 @@ def seed_interval_cell(dataset,                       # a reproduction data set 
                          k_values=k_values, n_repeats=5)
     return ev.assign(dataset=dataset, model=model).to_dict("records")
 
+# %% ../../nbs/20a_extended_plt_experiments.ipynb #cfm0cd01
+def noise_ratio(X,            # scaled training rows (CSR or dense)
+                sigma=0.1):   # SD of the dense test noise
+    "σ√d / median row norm: the size of dense noise of SD σ against a typical row (napkinXC scales rows to unit length)."
+    X = _csr(X)
+    norms = sp.linalg.norm(X, axis=1)
+    return float(sigma * np.sqrt(X.shape[1]) / max(np.median(norms), 1e-12))
+
+def confirm_cell(dataset,               # a held-out set
+                 normalization,         # a scaling of NORMALIZATIONS
+                 split,                 # 0: the official split; s >= 1: a stratified re-split (resampled_split)
+                 seed,                  # subsample, napkinXC, augmentation, test-noise and explanation seed
+                 data_home=None, max_train=1000, max_test=500, n_repeats=3, explain_instances=15) -> list:
+    """One held-out unit: normal and adversarial (σ = 0.05) PLTs, P@1 drop under dense test noise σ = 0.1, the noise
+    ratio and feature density of the scaled training rows; with raw features also the normal PLT's deletion AUCs."""
+    pair = resampled_split(dataset, split, data_home)
+    rows = noise_sweep(pair, normalization, seed, train_sigmas=(0.05,), test_sigmas=(0.1,), n_repeats=n_repeats,
+                       max_train=max_train, max_test=max_test)
+    Xtr, Ytr, Xte, _ = _sweep_data(pair, normalization, seed, max_train, max_test)
+    facts = dict(ratio=noise_ratio(Xtr), density=Xtr.nnz / (Xtr.shape[0] * Xtr.shape[1]))
+    out = [dict(measure="drop_pct", model=r["model"], value=float(r["drop_pct"]), p1_clean=float(r["p1_clean"]), **facts)
+           for r in rows]
+    if normalization == "raw":   # the explanations of Section 5.3, on the data as stored
+        m = ExtendedPLT(seed=seed, threads=1).fit(Xtr, Ytr)
+        fa = faithfulness(m, Xte, n_instances=explain_instances, methods=("magnitude", "occlusion"), random_state=seed)
+        out += [dict(measure="deletion_auc", model=meth, value=float(g.auc.mean()), **facts)
+                for meth, g in fa.groupby("method")]
+    return out
+
+def _distinct_regimes(rows) -> pd.DataFrame:
+    "The rows without the maxabs rows of a set where maxabs equals raw unit by unit (binary features: nothing to rescale)."
+    key = ["dataset", "split", "seed", "measure", "model"]
+    drop = []
+    for d, g in rows[rows.measure == "drop_pct"].groupby("dataset"):
+        raw = g[g.normalization == "raw"].set_index(key[1:]).value.sort_index()
+        mx = g[g.normalization == "maxabs"].set_index(key[1:]).value.sort_index()
+        if len(mx) and raw.index.equals(mx.index) and np.allclose(raw, mx, rtol=0, atol=1e-12): drop.append(d)
+    return rows[~((rows.normalization == "maxabs") & rows.dataset.isin(drop))]
+
+def confirm_frame(rows,     # confirm_cell's records (one frame: dataset, normalization, split, seed, measure, model, ...)
+                  claims):  # the chapter's claims file
+    """The tidy frame `evaluate_claims` reads: per claim, its `where` selects the measure, the models of its two sides and
+    the units (a Spearman claim: one unit per (set, scaling) regime, pooled over the sets; a paired claim: one unit per
+    scaling × split × seed, within a set, among the units whose noise ratio lies in `where.ratio`)."""
+    rows = _distinct_regimes(pd.DataFrame(rows))
+    out = []
+    for c in claims["claims"]:
+        w = c["where"]
+        r = rows[rows.measure == w["measure"]]
+        if c["test"] == "spearman_permutation":   # a = the regime's mean of w["x"], b = its mean value of w["model"]
+            g = r[r.model == w["model"]].groupby(["dataset", "normalization"]).agg(a=(w["x"], "mean"), b=("value", "mean"))
+            block = "+".join(sorted(r.dataset.unique()))
+            for (d, n), v in g.iterrows():
+                out += [dict(claim=c["id"], dataset=block, unit=f"{d}/{n}", side=s, value=v[s]) for s in ("a", "b")]
+            continue
+        lo, hi = (w.get("ratio") or [None, None])
+        if lo is not None: r = r[r.ratio >= lo]
+        if hi is not None: r = r[r.ratio < hi]
+        for s in ("a", "b"):
+            v = r[r.model == w[s]]
+            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"{x.normalization}/split {x.split}/seed {x.seed}",
+                         side=s, value=x.value) for x in v.itertuples()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
+
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #12a8c258
-PARTS = ("evaluation", "timing", "sweep", "seed_intervals", "seed_tables")
+PARTS = ("evaluation", "timing", "sweep", "seed_intervals", "seed_tables", "confirm")
 DEFAULT_PARTS = ("evaluation", "timing")
 SEEDS = tuple(range(10))   # of the sweep and the seed intervals; evaluation and timing fit once (seed 0)
 QUICK_SEEDS = 2            # quick: the first two seeds
 SWEEP_DATASETS = SWEEP_SETS + ("corel5k", "bibtex")
 PART_DATASETS = {"evaluation": tuple(COUNTERPART), "timing": tuple(COUNTERPART), "sweep": SWEEP_DATASETS,
                  "seed_intervals": SEED_INTERVAL_SETS, "seed_tables": SEED_TABLE_SETS}
+FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000), split 0 official, 5 seeds
+CONFIRM_SETS = ("birds", "flags", "genbase")
+CONFIRM_SPLITS = (0, 1, 2)
+CONFIRM_SEEDS = (0, 1, 2, 3, 4)
+CONFIRM_PROTOCOL = dict(max_train=1000, max_test=500, n_repeats=3, explain_instances=15)
+PART_DATASETS["confirm"] = CONFIRM_SETS
 DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
 QUICK_DATASETS = ("CAL500", "bibtex")
 QUICK_PART_DATASETS = {"evaluation": QUICK_DATASETS, "timing": QUICK_DATASETS, "sweep": ("emotions",),
-                       "seed_intervals": ("CAL500",), "seed_tables": ("CAL500",)}
+                       "seed_intervals": ("CAL500",), "seed_tables": ("CAL500",), "confirm": ("flags",)}
 PART_FILES = {"evaluation": ("evaluation.csv", "train.csv", "attack.csv", "explanation.csv",
                              "faithfulness.csv", "noise_impact.csv"),
               "timing": ("timing.csv",), "sweep": ("sweep.csv",), "seed_intervals": ("seed_intervals.csv",),
@@ -301,6 +374,11 @@ def _grid(part, sets, seeds, quick, data_home) -> tuple:
         if part == "timing": return partial(_repro_timing, data_home=data_home), grid
         kw = dict(n_repeats=1, attack_instances=50, explain_instances=15) if quick else {}
         return partial(_repro_cell, data_home=data_home, **kw), grid
+    if part == "confirm":   # seeds: CONFIRM_SEEDS unless given; quick: the first two splits
+        splits = CONFIRM_SPLITS[:2] if quick else CONFIRM_SPLITS
+        return (partial(confirm_cell, data_home=data_home, **CONFIRM_PROTOCOL),
+                [dict(dataset=d, normalization=n, split=s, seed=int(k))
+                 for d in sets for n in NORMALIZATIONS for s in splits for k in seeds])
     if part == "sweep":
         return (partial(noise_sweep, data_home=data_home),
                 [dict(dataset=d, normalization=n, seed=int(s), **SWEEP_PROTOCOL)
@@ -384,14 +462,15 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS, QUICK_SEEDS seeds, fewer noise draws; to out_dir/"quick"
               datasets=None,   # run every part on these (default: PART_DATASETS, quick: QUICK_PART_DATASETS)
-              seeds=None,      # ints (default: SEEDS) for the sweep and the seed intervals
+              seeds=None,      # ints (default: SEEDS; confirm: CONFIRM_SEEDS) for the sweep, seed intervals, confirm
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
               scheduler=None,  # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
              ) -> dict:        # part name -> the tidy DataFrame written for it
-    "The chapter's experiments: each part's grid through `run_grid`, its tidy CSVs and one meta.json."
+    "The chapter's experiments: each part's grid through `run_grid`, its tidy CSVs and one meta.json (`confirm`: its own)."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
     datasets = check_datasets(datasets, DATASETS)
+    confirm_seeds = check_seeds(seeds, CONFIRM_SEEDS[:QUICK_SEEDS] if quick else CONFIRM_SEEDS)
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     out_dir = Path(out_dir) if out_dir is not None else results_dir("extended_plt")
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
@@ -402,6 +481,15 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     earlier = _earlier(out_dir)
     versions, facts = dict(earlier.get("code_version") or {}), dict(earlier.get("facts") or {})
     tables = {}
+    if "confirm" in parts:   # its own folder and meta.json: <out_dir>/confirm (see experiments.confirm_part)
+        func, grid = _grid("confirm", sets["confirm"], confirm_seeds, quick, data_home)
+        tables["confirm"] = confirm_part("extended_plt", func, grid, confirm_frame, out_dir, n_jobs=n_jobs,
+                                         scheduler=scheduler, seeds=confirm_seeds, datasets=list(sets["confirm"]),
+                                         design=dict(CONFIRM_PROTOCOL, splits=list(CONFIRM_SPLITS[:2] if quick else CONFIRM_SPLITS),
+                                                     normalizations=list(NORMALIZATIONS), train_sigma=0.05,
+                                                     test_sigma=0.1, noise="dense"))
+        parts = tuple(p for p in parts if p != "confirm")
+        if not parts: return tables
     for part in parts:
         tables[part], versions[part], facts[part] = _run_part(part, out_dir, sets[part], seeds, quick,
                                                               data_home, n_jobs, scheduler, run)

@@ -19,17 +19,18 @@ from ..checks import check_X, check_Y, check_k, check_int
 from ..data import load, load_split, train_test_split, kfold, registry
 from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
-from ..experiments import check_parts, check_datasets, check_seeds
+from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from .. import metrics as M
 
 # %% auto #0
 __all__ = ['PAPER_IDS', 'METHOD_NAMES', 'TABLE3_METHODS', 'VARIANT_SETTINGS', 'SMALL_SETS', 'FIG34_SETS', 'FIG89_SETS',
            'FIG9_LAYERS', 'FIG9_ACTIVATIONS', 'LEAF_SETS', 'SCALE_SETS', 'CV_SETS', 'CV_FOLDS', 'CV_METRICS', 'PARTS',
-           'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'PART_DATASETS', 'DATASETS',
-           'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'HIGHER_BETTER', 'paper_table3', 'paper_table4',
-           'evaluate', 'table3_cell', 'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp',
-           'autograd_scores', 'architecture_sweep', 'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics',
-           'cv_fold', 'wilcoxon_pairs', 'reproduce', 'verify_table3', 'load_result', 'seed_stats', 'paired_test']
+           'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'PART_DATASETS', 'FORMING_SETS',
+           'CONFIRM_SETS', 'CONFIRM_SPLITS', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES',
+           'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell', 'variants_cell',
+           'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores', 'architecture_sweep',
+           'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics', 'cv_fold', 'wilcoxon_pairs', 'reproduce',
+           'verify_table3', 'load_result', 'seed_stats', 'paired_test', 'confirm_cell', 'confirm_frame']
 
 # %% ../../nbs/10a_fals_experiments.ipynb #f1ccb254
 _T3_HL_OE = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
@@ -115,10 +116,10 @@ def _data(name, data_home=None):
     "(train, test) split of `name`: the data set's own split, else 2:1 iterative stratification."
     return load_split(name, test_size=1/3, random_state=0, data_home=data_home)
 
-def evaluate(tr, te, feature_sets=None, model=None) -> dict:
-    "Train BR decision trees on the (label-specific) features and return HL, OE, RL, AP on the test set."
+def evaluate(tr, te, feature_sets=None, model=None, tree_seed=0) -> dict:
+    "Train BR decision trees (seeded by `tree_seed`) on the (label-specific) features; HL, OE, RL, AP on the test set."
     if model is None:
-        model = LabelSpecificBR(DecisionTreeClassifier(random_state=0), feature_sets=feature_sets)
+        model = LabelSpecificBR(DecisionTreeClassifier(random_state=tree_seed), feature_sets=feature_sets)
     t0 = time.perf_counter()
     model.fit(tr.X, tr.Y)
     S = model.predict_proba(te.X)
@@ -140,7 +141,7 @@ def _rf_trees(tr):  # the budget rule of the protocol above: 100 trees unless th
 # %% ../../nbs/10a_fals_experiments.ipynb #a729cf32
 TABLE3_METHODS = ("fa", "brdt", "lasso", "rf", "lift")   # 'fa': FALS, FAMS, FILS, FIMS from one network
 
-def _fa_rows(tr, te, k, seed, base) -> list:
+def _fa_rows(tr, te, k, seed, base, tree_seed=0) -> list:
     "FALS, FAMS, FILS, FIMS from one trained network (they differ only in how Eq. 12 is weighted and summed)."
     f = FALS(k=k, scale=False, random_state=seed).fit(tr.X, tr.Y)
     t0 = time.perf_counter()
@@ -155,7 +156,7 @@ def _fa_rows(tr, te, k, seed, base) -> list:
                        ("fils", S1, t_fils), ("fims", _shared(S1), t_fils)):
         out.append({**base, "method": name, "select_s": t, "train_s": f.fit_time_["train"],
                     "pos_label_ratio": float(tr.label_density), "pos_grad_ratio": pos_grad,
-                    **evaluate(tr, te, _top_k(S, k))})
+                    **evaluate(tr, te, _top_k(S, k), tree_seed=tree_seed)})
     return out
 
 # %% ../../nbs/10a_fals_experiments.ipynb #a729cf32-s1
@@ -164,14 +165,16 @@ def table3_cell(dataset,         # registered data set name
                 seed=0,          # seed of the selector (FALS, RF, LASSO, LIFT)
                 data_home=None,  # see `mlxplain.data.load`
                 k_ratio=0.1,     # k/D
+                split=0,         # 0: the set's own split (Table 3); s >= 1: a stratified re-split (resampled_split)
+                tree_seed=0,     # seed of the BR decision trees that evaluate the selection
                ):
     "One (data set, method) cell of Table 3/4: select on the training split, evaluate with BR decision trees."
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home)
+    tr, te = _data(dataset, data_home) if split == 0 else resampled_split(dataset, split, data_home)
     k = check_k(k_ratio, tr.n_features)
     base = {"n_train": tr.n_samples, "D": tr.n_features, "C": tr.n_labels, "k": k}
-    if method == "brdt": return {**base, "method": "brdt", "select_s": 0.0, **evaluate(tr, te, None)}
-    if method == "fa": return _fa_rows(tr, te, k, seed, base)
+    if method == "brdt": return {**base, "method": "brdt", "select_s": 0.0, **evaluate(tr, te, None, tree_seed=tree_seed)}
+    if method == "fa": return _fa_rows(tr, te, k, seed, base, tree_seed)
     if method == "lift":   # LIFT builds features, not a selection: its own BR trees on the distance features
         lift = LIFT(ratio=0.1, max_iter=30, random_state=seed)
         ev = evaluate(tr, te, model=lift)
@@ -183,7 +186,7 @@ def table3_cell(dataset,         # registered data set name
     sel.fit(tr.X, tr.Y)
     t = time.perf_counter() - t0
     extra = {"rf_trees": sel.n_estimators} if method == "rf" else {}
-    return {**base, "method": method, "select_s": t, **extra, **evaluate(tr, te, sel.selected_)}
+    return {**base, "method": method, "select_s": t, **extra, **evaluate(tr, te, sel.selected_, tree_seed=tree_seed)}
 
 def _table3_cell(dataset, method, seed, data_home=None):
     "`table3_cell`, with a failing cell recorded as an error row instead of stopping the run."
@@ -529,7 +532,7 @@ def wilcoxon_pairs(df,                         # tidy results: columns dataset, 
     return out
 
 # %% ../../nbs/10a_fals_experiments.ipynb #9c008322
-PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale")
+PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale", "confirm")
 DEFAULT_PARTS = PARTS
 SEEDS = tuple(range(10))   # the paper's 10 initialisations
 # seeds each part runs when `reproduce` is given none: verdicts from 5 seeds, Fig. 3/4 from 10;
@@ -542,9 +545,15 @@ PART_DATASETS = {"table3": TABLE3_SETS, "variants": tuple(dict.fromkeys(SMALL_SE
                  "ksweep": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)),
                  "hidden": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)), "arch": SMALL_SETS,
                  "leaf": LEAF_SETS, "cv": CV_SETS, "scale": SCALE_SETS}
+FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000, max_labels=50), Table 3's protocol
+CONFIRM_SETS = ("birds", "flags", "genbase")
+CONFIRM_SPLITS = (0, 1, 2)   # 0: the set's own split (Table 3's), 1-2: stratified re-splits
+PART_DATASETS["confirm"] = CONFIRM_SETS
 DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
 QUICK_DATASETS = ("emotions", "yeast")
 QUICK_PART_DATASETS = {p: QUICK_DATASETS if p == "table3" else QUICK_DATASETS[:1] for p in PARTS}
+QUICK_PART_DATASETS["confirm"] = ("flags",)
 PART_FILES = {"table3": ("table3.csv",), "variants": ("fig3_variants.csv", "fig4_similarity.csv"),
               "ksweep": ("fig8_k.csv",), "hidden": ("fig9_hidden.csv",), "arch": ("fig9_arch.csv",),
               "leaf": ("tree_leaf_sensitivity.csv",), "cv": ("cv_folds.csv",),
@@ -568,6 +577,9 @@ def _grid(part, sets, seeds, data_home) -> tuple:
         return (partial(_cv_cell, data_home=data_home),
                 [{"dataset": d, "fold": i, "n_splits": CV_FOLDS, "seed": s}
                  for d in sets for s in seeds for i in range(CV_FOLDS)])
+    if part == "confirm":   # every Table 3 method per unit; the unit: a split × a seed (selector and trees)
+        return (partial(confirm_cell, data_home=data_home),
+                [{"dataset": d, "split": sp_, "seed": s} for d in sets for sp_ in CONFIRM_SPLITS for s in seeds])
     if part == "scale":
         grid = [{"dataset": d, "seed": s} for d in sets for s in seeds]
         return partial(scale_cell, data_home=data_home), grid
@@ -654,6 +666,14 @@ def _part_seeds(parts, seeds, given) -> dict:
     return {p: tuple(s for s in seeds if s in PART_SEEDS[p]) for p in parts}
 
 # %% ../../nbs/10a_fals_experiments.ipynb #7a5a6a3b
+def _confirm(out_dir, sets, by_part, quick, data_home, n_jobs, scheduler) -> dict:
+    "The part confirm: the claims of claims.json on the held-out sets, written to out_dir/confirm by confirm_part."
+    func, grid = _grid("confirm", sets["confirm"], by_part["confirm"], data_home)
+    design = dict(_design(["table3"], sets | {"table3": sets["confirm"]}, by_part | {"table3": by_part["confirm"]}, quick),
+                  splits=list(CONFIRM_SPLITS), tree_seed="the unit's seed")
+    return {"confirm": confirm_part("fals", func, grid, confirm_frame, out_dir, n_jobs=n_jobs, scheduler=scheduler,
+                                    seeds=by_part["confirm"], datasets=list(sets["confirm"]), design=design)}
+
 def reproduce(out_dir=None,    # results folder (default: experiments.results_dir("fals"))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS and QUICK_SEEDS seeds, written to out_dir/"quick"
@@ -677,17 +697,21 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     out_dir.mkdir(parents=True, exist_ok=True)
     FALS(epochs=1, random_state=0).fit(np.zeros((8, 3), np.float32), np.eye(8, 2))   # torch start-up, untimed
     tables, history = {}, _history(out_dir)
+    main, parts = parts, tuple(p for p in parts if p != "confirm")
     for part in parts:
         frames, _ = _run_part(part, out_dir, sets[part], by_part[part], data_home, n_jobs,
                               scheduler, run)
         tables[part] = frames[0]
         if part == "variants": tables["variants_similarity"] = frames[1]
-    code_version, runs = _provenance(out_dir, parts, run, n_jobs, scheduler)
-    write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, by_part, quick),
-               datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
-               n_jobs=n_jobs, started=started, code_version=code_version,
-               files={**_earlier(out_dir, "files"), **{p: list(PART_FILES[p]) for p in parts}},
-               rows={p: len(t) for p, t in tables.items()}, runs=runs, torch_threads=1, history=history)
+    if parts:
+        code_version, runs = _provenance(out_dir, parts, run, n_jobs, scheduler)
+        write_meta(out_dir, chapter="fals", seeds=seeds, design=_design(parts, sets, by_part, quick),
+                   datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
+                   n_jobs=n_jobs, started=started, code_version=code_version,
+                   files={**_earlier(out_dir, "files"), **{p: list(PART_FILES[p]) for p in parts}},
+                   rows={p: len(t) for p, t in tables.items()}, runs=runs, torch_threads=1, history=history)
+    if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
+        tables.update(_confirm(out_dir, sets, by_part, quick, data_home, n_jobs, scheduler))
     return tables
 
 # %% ../../nbs/10a_fals_experiments.ipynb #dab94e4e
@@ -765,3 +789,37 @@ def paired_test(df, col, a, b,                  # compare rows with df[col] == a
     cols = [*by, "metric", "n", "a_mean", "b_mean", "delta", "a_better", "b_better", "p_t", "p_wilcoxon",
             "better"]
     return pd.DataFrame(rows, columns=cols)
+
+# %% ../../nbs/10a_fals_experiments.ipynb #fcf0cd01
+def confirm_cell(dataset,          # a held-out set
+                 split,            # 0: the set's own split; s >= 1: a stratified re-split (resampled_split)
+                 seed,             # seed of every selector and of the BR decision trees
+                 data_home=None, k_ratio=0.1) -> list:
+    "One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on one split, selectors and trees seeded by `seed`."
+    out = []
+    for m in TABLE3_METHODS:
+        r = table3_cell(dataset, m, seed, data_home, k_ratio, split=split, tree_seed=seed)
+        out += r if isinstance(r, list) else [r]
+    return out
+
+def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, HL, OE, RL, AP, ...)
+                  claims):  # the chapter's claims file
+    """The tidy frame `evaluate_claims` reads, one unit per (split, seed) within a set: a claim's `where` either ranks the
+    methods `rank_among` per metric (1 = best; AP: higher is better) and takes each side's mean rank over `metrics`,
+    or takes each side's value of one `metric`."""
+    rows = pd.DataFrame(rows)
+    key = ["dataset", "split", "seed"]
+    out = []
+    for c in claims["claims"]:
+        w = c["where"]
+        if "rank_among" in w:
+            r = rows[rows.method.isin(w["rank_among"])].melt(id_vars=key + ["method"], value_vars=w["metrics"],
+                                                            var_name="metric")
+            r["s"] = np.where(r.metric.isin(HIGHER_BETTER), -r.value, r.value)
+            r["v"] = r.groupby(key + ["metric"])["s"].rank(method="min")
+            v = r.groupby(key + ["method"])["v"].mean().reset_index()
+        else: v = rows.assign(v=rows[w["metric"]])[key + ["method", "v"]]
+        for s in ("a", "b"):
+            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", side=s, value=x.v)
+                    for x in v[v.method == w[s]].itertuples()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])

@@ -18,14 +18,16 @@ from sklearn.preprocessing import StandardScaler
 from ..data import load
 from ..learners import BinaryRelevance
 from ..experiments import (run_grid, auto_version, write_meta, read_meta, results_dir, atomic_write_csv,
-                                  atomic_write_json, check_parts, check_datasets, check_seeds, holm)
+                                  atomic_write_json, check_parts, check_datasets, check_seeds, holm,
+                                  confirm_part)
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
 # %% auto #0
-__all__ = ['DATASETS', 'QUICK_DATASETS', 'SEEDS', 'QUICK_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'PART_SEEDS', 'PAPER_CLAIMS',
-           'run_split', 'run_split_csrakel', 'run_split_onesided', 'summarize', 'paired_comparison', 'verdict',
-           'claim_holds', 'dataset_stats', 'rank_correlation', 'gain_correlations', 'load_runs', 'reproduce',
+__all__ = ['DATASETS', 'QUICK_DATASETS', 'SEEDS', 'QUICK_SEEDS', 'RUN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'PART_SEEDS',
+           'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_LOSSES', 'PAPER_CLAIMS', 'run_split',
+           'run_split_csrakel', 'run_split_onesided', 'confirm_cell', 'confirm_frame', 'summarize', 'paired_comparison',
+           'verdict', 'claim_holds', 'dataset_stats', 'rank_correlation', 'gain_correlations', 'load_runs', 'reproduce',
            'merge_runs', 'results_table']
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #e1efb94e
@@ -33,9 +35,14 @@ DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron", "CAL500")
 QUICK_DATASETS = ("emotions", "yeast")
 SEEDS = tuple(range(10))   # the random 75/25 splits, each its own seed (the paper: 30)
 QUICK_SEEDS = (0,)
-PARTS = ("main", "csrakel", "onesided")   # all methods; CS-RAkEL (Tables 12–13); one-sided PRAkEL-OS
+RUN_PARTS = ("main", "csrakel", "onesided")   # all methods; CS-RAkEL (Tables 12–13); one-sided PRAkEL-OS
+PARTS = RUN_PARTS + ("confirm",)               # confirm: the chapter's claims on held-out sets (its own folder)
 DEFAULT_PARTS = PARTS
-PART_SEEDS = {"onesided": SEEDS[:5]}   # parts with fewer default splits (the one-sided learner: slowest)
+PART_SEEDS = {"onesided": SEEDS[:5], "confirm": SEEDS[:5]}   # parts with fewer default seeds than SEEDS
+FORMING_SETS = DATASETS                        # where the claims were formed
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=2, max_rows=1000), 3 splits × 5 seeds
+CONFIRM_SETS = ("flags", "genbase")
+CONFIRM_SPLITS = (0, 1, 2)
 _RUN_FILES = {"main": "runs.csv", "csrakel": "runs_csrakel.csv", "onesided": "runs_onesided.csv"}
 _LOSSES = ["hamming", "ranking", "f1", "composite", "weighted_hamming"]
 _OS_LOSSES = ["hamming", "ranking", "weighted_hamming"]   # the one-sided part: Tables 3, 4 and 13
@@ -237,6 +244,49 @@ def run_split_onesided(dataset, repeat, data_home=None,
             _rec(recs, name, loss, float(np.mean(m.alphas_ != 1.0)), kind="gw_alpha_not_1", **best)
     return recs
 
+# %% ../../nbs/30a_prakel_experiments.ipynb #pcf0cd01
+CONFIRM_LOSSES = ("f1", "ranking")   # the losses the chapter's claims compare under
+
+def confirm_cell(dataset,          # a held-out set
+                 split,            # the protocol's random 75/25 split number (split 0 is the reproduction's first)
+                 seed,             # seed of RAkEL's and PRAkEL's labelsets
+                 data_home=None) -> list:
+    "One held-out unit: PRAkEL, RAkEL and BR under the claims' losses on one split, the labelsets drawn by `seed`."
+    with _one_thread():
+        D = _split_data(dataset, split, data_home)
+        recs = []
+        rgrid = [dict(k=k, alpha=a) for k in _k_grid(D["K"]) for a in _ALPHAS]
+        _select_and_test(D, recs, "RAkEL", partial(_rakel, seed=seed), rgrid, list(CONFIRM_LOSSES))
+        _select_and_test(D, recs, "BR", _br, [dict(C=c) for c in (0.1, 1.0, 10.0)], list(CONFIRM_LOSSES))
+        for ln in CONFIRM_LOSSES:
+            _select_and_test(D, recs, "PRAkEL", partial(_prakel, D["L"][ln], seed), rgrid, [ln])
+    card = float(load(dataset, data_home=data_home).cardinality)
+    return [dict(r, cardinality=card) for r in recs]
+
+def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, loss, value, cardinality, ...)
+                  claims):  # the chapter's claims file
+    """The tidy frame `evaluate_claims` reads: a paired claim's units are the (split, seed) pairs of a set, its sides the
+    test losses of `where.a` and `where.b` under `where.loss`; the Spearman claim has one unit per held-out set, a = the
+    set's `where.x` (a label statistic), b = its mean difference `where.diff[0]` − `where.diff[1]`."""
+    rows = pd.DataFrame(rows)
+    rows = rows[rows["kind"] == "test"]
+    out = []
+    for c in claims["claims"]:
+        w = c["where"]
+        v = rows[rows["loss"] == w["loss"]].pivot_table(index=["dataset", "split", "seed"], columns="method",
+                                                         values="value")
+        if c["test"] == "spearman_permutation":
+            d = (v[w["diff"][0]] - v[w["diff"][1]]).groupby("dataset").mean()
+            x = rows.groupby("dataset")[w["x"]].first()
+            block = "+".join(sorted(d.index))
+            out += [dict(claim=c["id"], dataset=block, unit=ds, side=s, value=val)
+                    for ds in d.index for s, val in (("a", x[ds]), ("b", d[ds]))]
+            continue
+        for s in ("a", "b"):
+            out += [dict(claim=c["id"], dataset=i[0], unit=f"split {i[1]}/seed {i[2]}", side=s, value=val)
+                    for i, val in v[w[s]].items()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
+
 # %% ../../nbs/30a_prakel_experiments.ipynb #78b6a6c3
 # What the paper states in its text (our copy of Tables 3–14 has captions only, no per-data-set numbers)
 PAPER_CLAIMS = {
@@ -426,7 +476,7 @@ def _missing_line(out_dir, parts):
     return f"no {files} in {out_dir}: run `mlxplain reproduce prakel --parts {','.join(parts)}`"
 
 def load_runs(out_dir=None,   # results folder (default: nbs/results/prakel)
-              parts=PARTS,    # the parts whose tidy tables are needed
+              parts=RUN_PARTS, # the parts whose tidy tables are needed
              ) -> pd.DataFrame:
     "The tidy records of `parts`, whatever code version wrote them (meta.json says which)."
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
@@ -439,7 +489,7 @@ def load_runs(out_dir=None,   # results folder (default: nbs/results/prakel)
 # %% ../../nbs/30a_prakel_experiments.ipynb #ffac4184
 def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, **meta):
     "The summaries of every part in out_dir, the data sets' statistics (datasets.csv) and meta.json."
-    done = [p for p in PARTS if (out_dir / _RUN_FILES[p]).exists()]
+    done = [p for p in RUN_PARTS if (out_dir / _RUN_FILES[p]).exists()]
     summarize(load_runs(out_dir, done), out_dir)   # the summaries cover every part run so far
     atomic_write_csv(dataset_stats(datasets, data_home), out_dir / "datasets.csv")
     design = dict(split="random 75/25 train/test; the last third of training for validation",
@@ -458,7 +508,7 @@ def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, 
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
 def reproduce(out_dir=None,   # results folder (default: experiments.results_dir("prakel"))
-              *, parts=None,  # names from PARTS (default: all three)
+              *, parts=None,  # names from PARTS (default: all)
               quick=False,    # QUICK_DATASETS and one split, written to out_dir / "quick"
               datasets=None,  # names from DATASETS (default: DATASETS, or QUICK_DATASETS when quick)
               seeds=None,     # the splits (default: SEEDS or PART_SEEDS per part; QUICK_SEEDS when quick)
@@ -468,12 +518,15 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
              ) -> dict:       # part name -> the tidy DataFrame written for it
     "Section 5 of the paper at this machine's scale: a tidy table per part, the summaries and meta.json."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
-    datasets = check_datasets(datasets, DATASETS) or (QUICK_DATASETS if quick else DATASETS)
+    held_out = tuple(d for d in (datasets or ()) if d in CONFIRM_SETS)   # confirm's sets, when named
+    datasets = tuple(d for d in datasets if d not in CONFIRM_SETS) if datasets is not None else None
+    datasets = check_datasets(datasets or None, DATASETS) or (QUICK_DATASETS if quick else DATASETS)
     part_seeds = _part_seeds(parts, seeds, quick)
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
     out_dir = out_dir / "quick" if quick else out_dir
     started, tables, versions = time.time(), {}, {}
     run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
+    main, parts = parts, tuple(p for p in parts if p != "confirm")
     for part in parts:
         func, grid = _grids(datasets, part_seeds[part], data_home)[part]
         df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
@@ -481,8 +534,19 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
         versions[part] = auto_version(func)   # rows read from the cache carry the same version
         tables[part] = df.drop(columns=["_cell"], errors="ignore")
         atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
-    _finish(out_dir, part_seeds, datasets, data_home, versions, quick=quick, started=started,
-            scheduler=scheduler, n_jobs=n_jobs)
+    if parts:
+        _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, versions, quick=quick, started=started,
+                scheduler=scheduler, n_jobs=n_jobs)
+    if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
+        sets = held_out or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
+        grid = [dict(dataset=d, split=s, seed=k, data_home=data_home) for d in sets
+                for s in (CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS) for k in part_seeds["confirm"]]
+        tables["confirm"] = confirm_part("prakel", confirm_cell, grid, confirm_frame, out_dir, n_jobs=n_jobs,
+                                         scheduler=scheduler, seeds=part_seeds["confirm"], datasets=list(sets),
+                                         design=dict(splits=list(CONFIRM_SPLITS), losses=list(CONFIRM_LOSSES),
+                                                     split="random 75/25 train/test of that number; the last third of "
+                                                           "training for validation", k_grid="{2, 4}; {3} when K > 20",
+                                                     ridge_alpha=_ALPHAS, seed="RAkEL's and PRAkEL's labelsets"))
     return tables
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #2061975b

@@ -1,0 +1,130 @@
+"""Claims as checks: every chapter's claims file (nbs/results/<chapter>/claims.json) is valid, names held-out sets that its
+rule gives, and is what the chapter's notebooks state; the committed confirm verdicts are what `evaluate_claims`
+computes from the committed rows; and the machinery fails where it should (a claim stated in prose but missing from
+the file, an edited sentence, a flipped direction)."""
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlxplain.cli import reproduction_module
+from mlxplain.experiments import (check_stated_claims, confirm_recomputed, evaluate_claims, held_out_sets, read_claims,
+                                  read_meta, stated_claims)
+
+ROOT = Path(__file__).resolve().parents[1]
+NBS, RESULTS = ROOT / "nbs", ROOT / "nbs" / "results"
+# the notebooks of each chapter: its claims may be stated in any of them
+CHAPTER_NOTEBOOKS = {"fals": ("10_fals.ipynb", "10a_fals_experiments.ipynb"),
+                     "extended_plt": ("20_extended_plt.ipynb", "20a_extended_plt_experiments.ipynb"),
+                     "prakel": ("30_prakel.ipynb", "30a_prakel_experiments.ipynb"),
+                     "alternatives": ("40_alternatives.ipynb", "40a_alternatives_experiments.ipynb")}
+CLAIMED = sorted(p.parent.name for p in RESULTS.glob("*/claims.json"))
+CONFIRMED = sorted(p.parent.parent.name for p in RESULTS.glob("*/confirm/confirm_claims.csv"))
+
+
+def _notebooks(chapter):
+    return [NBS / n for n in CHAPTER_NOTEBOOKS[chapter]]
+
+
+def test_the_chapters_keep_claims_and_confirm_them():
+    assert {"extended_plt", "fals"} <= set(CLAIMED)
+    assert set(CONFIRMED) == set(CLAIMED), "a chapter with a claims file commits its confirm verdicts"
+
+
+@pytest.mark.parametrize("chapter", CLAIMED)
+def test_held_out_sets_follow_the_rule_and_were_never_used(chapter):
+    c = read_claims(RESULTS / chapter / "claims.json")
+    h, mod = c["held_out"], reproduction_module(chapter)
+    assert held_out_sets(h["exclude"], **h["args"]) == h["sets"]          # drawn by the rule, not by hand
+    assert tuple(h["exclude"]) == mod.FORMING_SETS                        # the rule excludes every set the chapter uses
+    assert tuple(h["sets"]) == mod.CONFIRM_SETS and len(h["sets"]) >= 2
+    for claim in c["claims"]:
+        assert set(claim["formed_on"]) <= set(h["exclude"]), claim["id"]
+
+
+@pytest.mark.parametrize("chapter", CLAIMED)
+def test_the_notebooks_state_exactly_the_claims_of_the_file(chapter):
+    assert check_stated_claims(read_claims(RESULTS / chapter / "claims.json"), _notebooks(chapter)) == []
+
+
+def test_no_notebook_states_a_claim_that_no_claims_file_holds():
+    ids = {c["id"] for ch in CLAIMED for c in read_claims(RESULTS / ch / "claims.json")["claims"]}
+    stray = [(nb.name, i) for nb in sorted(NBS.glob("*.ipynb")) for i, _ in stated_claims(nb) if i not in ids]
+    assert stray == []
+
+
+def _with_markdown(tmp_path, nb, text):
+    "A copy of notebook `nb` with one more markdown cell holding `text`."
+    out = tmp_path / nb.name
+    d = json.loads(nb.read_text())
+    d["cells"].append({"cell_type": "markdown", "id": "extra0001", "metadata": {}, "source": [text]})
+    out.write_text(json.dumps(d))
+    return out
+
+
+@pytest.mark.parametrize("chapter", CLAIMED)
+def test_a_claim_stated_in_prose_but_missing_from_the_file_fails(chapter, tmp_path):
+    claims = read_claims(RESULTS / chapter / "claims.json")
+    nbs = _notebooks(chapter)
+    made_up = _with_markdown(tmp_path, nbs[-1], 'We find <span class="claim" id="x-beats-y">X beats Y everywhere.</span>')
+    problems = check_stated_claims(claims, nbs[:-1] + [made_up])
+    assert problems == [f"{made_up.name}: states claim 'x-beats-y', which {chapter}'s claims file does not hold"]
+    c0 = claims["claims"][0]
+    edited = _with_markdown(tmp_path, nbs[-1], f'<span class="claim" id="{c0["id"]}">{c0["sentence"][:-1]} by far.</span>')
+    assert any("reads" in p and c0["id"] in p for p in check_stated_claims(claims, nbs[:-1] + [edited]))
+    dropped = claims | {"claims": claims["claims"][1:]}                   # the file loses a claim the prose states
+    assert any(c0["id"] in p for p in check_stated_claims(dropped, nbs))
+
+
+@pytest.mark.parametrize("chapter", CONFIRMED)
+def test_confirm_verdicts_on_disk_are_what_evaluate_claims_computes(chapter):
+    mod = reproduction_module(chapter)
+    disk, again = confirm_recomputed(chapter, mod.confirm_frame, RESULTS / chapter)
+    pd.testing.assert_frame_equal(disk.drop(columns=["_version", "_run"]), again, check_dtype=False)
+
+
+@pytest.mark.parametrize("chapter", CONFIRMED)
+def test_confirm_rows_one_version_named_by_meta_and_the_frozen_claims(chapter):
+    folder = RESULTS / chapter / "confirm"
+    rows = pd.read_csv(folder / "confirm.csv", dtype={"_version": str, "_run": str})
+    verdicts = pd.read_csv(folder / "confirm_claims.csv", dtype={"_version": str, "_run": str})
+    meta = read_meta(folder)
+    assert rows["_version"].nunique() == 1 and rows["_run"].nunique() == 1
+    assert meta["code_version"] == {"confirm": rows["_version"].iloc[0]} == {"confirm": verdicts["_version"].iloc[0]}
+    assert set(meta["runs"]) == set(rows["_run"])
+    # the claims were not changed after the verdicts were computed
+    assert meta["claims"]["sha256"] == hashlib.sha256((RESULTS / chapter / "claims.json").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("chapter", CONFIRMED)
+def test_every_claim_is_tested_on_two_held_out_sets_over_splits_and_seeds(chapter):
+    c = read_claims(RESULTS / chapter / "claims.json")
+    rows = pd.read_csv(RESULTS / chapter / "confirm" / "confirm.csv")
+    verdicts = pd.read_csv(RESULTS / chapter / "confirm" / "confirm_claims.csv")
+    assert set(rows.dataset) == set(c["held_out"]["sets"])
+    assert 0 in set(rows.split) and rows.split.nunique() >= 2 and rows.seed.nunique() >= 5   # the paper's split is one
+    assert set(verdicts.claim) == {x["id"] for x in c["claims"]}
+    for claim, g in verdicts.groupby("claim"):
+        covered = {s for d in g.dataset.dropna() for s in d.split("+")}
+        assert len(covered) >= 2, claim
+
+
+@pytest.mark.parametrize("chapter", CONFIRMED)
+def test_a_flipped_direction_is_not_replicated(chapter):
+    """Reversing the direction of every directional claim swaps replicated and not replicated on each held-out set,
+    leaves inconclusive sets inconclusive, and turns every replicated claim into a not replicated one."""
+    c = read_claims(RESULTS / chapter / "claims.json")
+    rows = pd.read_csv(RESULTS / chapter / "confirm" / "confirm.csv")
+    frame = reproduction_module(chapter).confirm_frame(rows, c)
+    flip = {"greater": "less", "less": "greater"}
+    flipped = c | {"claims": [x | {"direction": flip.get(x["direction"], x["direction"])} for x in c["claims"]]}
+    base, got = evaluate_claims(c, frame), evaluate_claims(flipped, frame)
+    m = base.direction.isin(list(flip))
+    decided = m & (base.set_verdict != "inconclusive")
+    if not decided.any(): pytest.skip(f"{chapter}: no directional claim is decided on any held-out set")
+    swap = {"replicated": "not replicated", "not replicated": "replicated", "inconclusive": "inconclusive"}
+    assert (got.loc[m, "set_verdict"] == base.loc[m, "set_verdict"].map(swap)).all()
+    assert (got.loc[m & (base.verdict == "replicated"), "verdict"] == "not replicated").all()
