@@ -971,6 +971,9 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     t_pre, min_ub, incumbent = 0.0, None, None
     joint = (formulation == "fast" and n_sets > 1 and not len(fixed_sets) and not len(must) and not return_model
              and ov < k)
+    # counting: the sets cover at least n_sets k - (pairs) ov features (Bonferroni); more than there are = infeasible
+    if joint and n_sets * k - n_sets * (n_sets - 1) // 2 * ov > problem["n"] - len(set(must_not.tolist())):
+        return [None] * n_sets, "infeasible", 0.0
     if joint and kind == "mrmr":  # (univariate: inside the shortcuts)
         feasible, t_pre = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
         if feasible == "infeasible": return [None] * n_sets, "infeasible", t_pre

@@ -1251,3 +1251,28 @@ def test_max_min_walk_rounds_are_time_limited(monkeypatch):
     assert log[0][1] is None  # no time limit: the first round is limited by its candidates only
     for m, d, now in log[1:]:
         assert d is not None and d - now <= (now - t0) + 1e-3
+
+
+def test_counting_proves_infeasibility_without_a_solver(monkeypatch):
+    # n_sets sets of k features with pairwise overlap <= ov cover at least n_sets k - C(n_sets, 2) ov features
+    def no_solver(*a, **kw): raise AssertionError("a solver or walk ran although counting proves infeasibility")
+    for name in ("_solve_model", "_solve_sum_by_counts", "_solve_max_min", "_feasibility", "_solve_counts"):
+        monkeypatch.setattr(alt, name, no_solver)
+    q = np.random.default_rng(0).random(20)
+    for k, tau, n_sets, agg in ((10, 1.0, 5, "min"), (10, 0.9, 3, "min"), (10, 0.9, 3, "sum"), (5, 1.0, 5, "sum")):
+        assert 20 < n_sets * k - n_sets * (n_sets - 1) // 2 * max_overlap(k, tau)
+        sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 20}, k, tau, n_sets, aggregation=agg,
+                                             formulation="fast", time_limit=None)
+        assert status == "infeasible" and sets == [None] * n_sets
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 7), k=st.integers(1, 3), n_sets=st.integers(2, 4),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]), agg=st.sampled_from(["sum", "min"]))
+def test_counting_check_agrees_with_brute_force(seed, n, k, n_sets, tau, agg):
+    k = min(k, n)
+    q = np.random.default_rng(seed).random(n)
+    sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": n}, k, tau, n_sets, aggregation=agg,
+                                         formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, n_sets, agg)
+    assert (status == "infeasible") == (best == -np.inf)
