@@ -24,7 +24,11 @@ A fourth part (`--rule`, issue 28) cannot be tuned to: its problems and settings
 (every staged binary PMLB set of the registry, breast cancer and seeded make_classification families; the paper's
 whole grid of search x aggregation x a x k x tau), shuffled by a seeded permutation, and every row is printed: ours
 to a proven optimum, ours at alfese's gap (relative_gap_limit 1e-4) and alfese, one after the other per row. The full
-grid is days of alfese time; `--limit N` runs the first N rows of the shuffled order (an unbiased slice).
+grid is days of alfese time; `--limit N` runs the first N rows of the shuffled order (an unbiased slice), and
+`--resume` keeps the rows already in `--out` and writes each new row as it finishes, so a slice grows (or an
+interrupted run continues) without measuring a row twice. Rows under 10x at alfese's gap get one more, untimed run
+of ours with counters (CP-SAT solves, model building, walks, rest) and a `cause`; the run also measures CP-SAT's
+least time per solve on a trivial model.
     .venv/bin/python benchmarks/bench_alternatives.py [--cap 240] [--quick] [--grid] [--grid-limit 5] [--skip-peer]
 """
 import argparse
