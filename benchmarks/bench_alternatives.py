@@ -532,7 +532,7 @@ def rule_bench(args):
           f"{floor['no_presolve']:.2f} ms without")
     print(f"{'problem':32s} {'search':4s} {'agg':3s} {'k':>2s} {'tau':>4s} {'a':>2s} | {'ours s':>8s} {'gap s':>8s} "
           f"{'alfese s':>9s} | {'ratio':>7s} {'@gap':>7s} | objective | status ours/alfese")
-    for name, k, tau, a, search, agg in grid_rows:
+    def measure(name, k, tau, a, search, agg):
         d, load = loaders[name]
         if name not in cache:
             import warnings
@@ -541,11 +541,24 @@ def rule_bench(args):
                 warnings.simplefilter("ignore")  # constant columns get quality 0 (warned once per data set)
                 cache[name] = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": X.shape[1]}
         r = rule_row(name, d, cache[name], k, tau, a, search, agg, args.formulation, args.cap, args.limit_s, args.repeats)
-        rows.append(r)
         print(f"{name[:32]:32s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.2f} {a:2d} | {r['ours_s']:8.4f} "
               f"{r['ours_gap_s']:8.4f} {r['alfese_s']:9.4f} | {r['ratio']:6.1f}x {r['ratio_at_gap']:6.1f}x | "
               f"{r['ours_vs_alfese']:6s} | {r['ours_status']}/{r['alfese_status']}"
               + (f" | {r['cause']}" if r["cause"] else ""), flush=True)
+        return r
+    redone = []
+    if args.redo and rows:  # measure again, in place, every kept row the query selects (e.g. after a change of code
+        # that only those rows run): a whole class of rows, never single ones
+        for i in pd.DataFrame(rows).query(args.redo).index:
+            x = rows[i]
+            rows[i] = measure(x["problem"], int(x["k"]), float(x["tau"]), int(x["a"]), x["search"],
+                              "sum" if x["search"] == "sequential" else x["aggregation"])
+            redone.append(int(i))
+            pd.DataFrame(rows).to_csv(out, index=False)
+        print(f"--redo {args.redo!r}: rows {redone} measured again")
+    for name, k, tau, a, search, agg in grid_rows:
+        r = measure(name, k, tau, a, search, agg)
+        rows.append(r)
         if out is not None and args.resume:  # every finished row on disk at once: an interrupted run resumes
             out.parent.mkdir(parents=True, exist_ok=True)
             pd.DataFrame(rows).to_csv(out, index=False)
@@ -575,6 +588,9 @@ def rule_bench(args):
                 "git_head": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                            cwd=Path(__file__).resolve().parents[1]).stdout.strip(),
                 "summary": summ}
+        old = json.loads(out.with_suffix(".json").read_text()) if args.resume and out.with_suffix(".json").exists() else {}
+        meta["redo"] = old.get("redo", []) + ([{"query": args.redo, "rows": redone, "git_head": meta["git_head"]}]
+                                              if args.redo else [])
         out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str))
         print(f"wrote {out} and {out.with_suffix('.json')}")
 
@@ -601,6 +617,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=5, help="--rule: more runs (median) of a solve under 1 s")
     ap.add_argument("--resume", action="store_true", help="--rule: keep the rows already in --out (same slice), "
                     "measure the rest, and write each row as it finishes")
+    ap.add_argument("--redo", help="--rule --resume: a pandas query on the kept rows; those rows are measured again "
+                    "in place (a class of rows whose code changed, e.g. \"search == 'simultaneous' and a == 1\")")
     ap.add_argument("--limit-s", type=float, default=60.0, help="--rule, --pmlb: our time limit per set (s), as alfese's own")
     args = ap.parse_args()
     if args.rule:

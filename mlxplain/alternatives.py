@@ -825,6 +825,23 @@ def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_
     return sets, status, secs
 
 # %% ../nbs/40_alternatives.ipynb #13d4f49e
+def _two_sets_min(c, k, ov, deadline=None, budget=None):
+    """Two sets, min-aggregation, c non-increasing integers: with t <= ov shared features the best pair shares the
+    t best (a better feature outside, or in one set only, can be swapped in without loss) and splits the next
+    2(k - t) into two halves of k - t (an unused better feature can replace a used one); the split is the
+    partition search of tau = 1. Returns (index tuples, 'optimal' | 'infeasible', optimum) or None (gave up)."""
+    best, pre = None, list(itertools.accumulate(c, initial=0))
+    for t in range(ov, -1, -1):  # most shared first: usually the best, and its value prunes the others
+        m = k - t
+        if t + 2 * m > len(c): continue
+        if best is not None and pre[t] + (pre[t + 2 * m] - pre[t]) // 2 <= best[0]: continue  # a bound: half of both
+        groups, status, v = _solve_min_partition(c[t:t + 2 * m], m, 2, deadline, budget)
+        if status != "optimal": return None
+        if best is None or pre[t] + v > best[0]:
+            best = (pre[t] + v, [tuple(range(t)) + tuple(t + i for i in G) for G in groups])
+    if best is None: return None, "infeasible", None
+    return best[1], "optimal", best[0]
+
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
@@ -839,6 +856,8 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
         incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
+    elif n_sets == 2 and (two := _two_sets_min(c_int, k, ov, deadline, budget)) is not None:
+        sets, status, min_ub = two
     else:
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size

@@ -1276,3 +1276,32 @@ def test_counting_check_agrees_with_brute_force(seed, n, k, n_sets, tau, agg):
                                          formulation="fast", time_limit=None)
     best = brute(lambda s: q[s].sum(), n, k, tau, n_sets, agg)
     assert (status == "infeasible") == (best == -np.inf)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), k=st.integers(1, 4),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 0.75, 1.0]), ties=st.booleans())
+def test_two_sets_min_equals_brute_force(seed, n, k, tau, ties):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
+    sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": n}, k, tau, 2, aggregation="min",
+                                         formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, 2, "min")
+    if best == -np.inf:
+        assert status == "infeasible" and sets == [None, None]
+        return
+    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
+    assert len(set(sets[0]) & set(sets[1])) <= max_overlap(k, tau) and abs(min(q[s].sum() for s in sets) - best) <= 1e-9
+
+
+def test_two_sets_min_needs_no_walk_or_model(monkeypatch):
+    # the shared features are the best ones, the rest a balanced split of the next ones: no candidate walk, no CP-SAT
+    def no_search(*a, **kw): raise AssertionError("two sets, min-aggregation, went to the walk or the model")
+    monkeypatch.setattr(alt._MaxMinWalk, "run", no_search)
+    monkeypatch.setattr(alt, "_solve_model", no_search)
+    q = np.random.default_rng(2).random(34)
+    for tau in (0.3, 0.6, 0.9):
+        sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 34}, 10, tau, 2, aggregation="min",
+                                             formulation="fast", time_limit=None)
+        assert status == "optimal" and len(set(sets[0]) & set(sets[1])) <= max_overlap(10, tau)
