@@ -23,8 +23,13 @@ niced on one core:
 A fourth part (`--rule`, issue 28) cannot be tuned to: its problems and settings are drawn by the rule in `RULE`
 (every staged binary PMLB set of the registry, breast cancer and seeded make_classification families; the paper's
 whole grid of search x aggregation x a x k x tau), shuffled by a seeded permutation, and every row is printed: ours
-to a proven optimum, ours at alfese's gap (relative_gap_limit 1e-4) and alfese, one after the other per row. The full
-grid is days of alfese time; `--limit N` runs the first N rows of the shuffled order (an unbiased slice).
+to a proven optimum, alfese, and ours at alfese's gap (relative_gap_limit 1e-4; only where alfese finished), one
+after the other per row. The full
+grid is days of alfese time; `--limit N` runs the first N rows of the shuffled order (an unbiased slice), and
+`--resume` keeps the rows already in `--out` and writes each new row as it finishes, so a slice grows (or an
+interrupted run continues) without measuring a row twice. Rows under 10x at alfese's gap get one more, untimed run
+of ours with counters (CP-SAT solves, model building, walks, rest) and a `cause`; the run also measures CP-SAT's
+least time per solve on a trivial model.
     .venv/bin/python benchmarks/bench_alternatives.py [--cap 240] [--quick] [--grid] [--grid-limit 5] [--skip-peer]
 """
 import argparse
@@ -384,7 +389,7 @@ def rule_grid(problems, order="shuffled", order_seed=0):
 
 
 def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeats):
-    "One row: ours to a proven optimum, ours at alfese's gap, alfese (forked child, capped); all interleaved."
+    "One row: ours to a proven optimum, alfese (forked child, capped), ours at alfese's gap (where alfese finished)."
     f = np.nanmin if (search == "simultaneous" and agg == "min") else np.nansum
     def timed(options):
         run = lambda: ours(p, k, tau, a, search, agg, formulation, limit, options)  # noqa: E731
@@ -393,8 +398,11 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
         return first[:-1] + (float(np.median([run()[-1] for _ in range(repeats)])),), repeats + 1
     from mlxplain.alternatives import SolverOptions
     (qo, sto, to), runs_o = timed(None)
-    (qg, stg, tg), _ = timed(SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),)))
     ref = alfese_timed(p, k, tau, a, search, agg, cap) if cap > 0 else None
+    if ref is not None:  # ours at alfese's gap: only where alfese finished (elsewhere there is no ratio to take)
+        (qg, stg, tg), _ = timed(SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),)))
+    else:
+        qg, stg, tg = np.array([np.nan]), "skipped", np.nan
     if ref is None:
         va, sta, ta = np.nan, (f"> cap ({cap:.0f} s)" if cap > 0 else "skipped"), np.nan
     else:
@@ -403,12 +411,72 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
         sta = "optimal" if all(x == "optimal" for x in sts) else ",".join(sorted(set(sts)))
     vo = float(f(qo)) if np.isfinite(qo).any() else np.nan
     vg = float(f(qg)) if np.isfinite(qg).any() else np.nan
-    return {"problem": name, "d": d, "search": search, "aggregation": agg if search == "simultaneous" else "-",
+    prof = {}
+    if ta == ta and ta / tg < 10:  # under target: where our time goes (a separate, untimed run at alfese's gap)
+        prof = profile_ours(p, k, tau, a, search, agg, formulation, limit,
+                            SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),)))
+    return {**{key: prof.get(key, np.nan) for key in ("cpsat_calls", "cpsat_s", "build_s", "walk_s", "other_s")},
+            "cause": prof.get("cause", ""), **{"problem": name, "d": d, "search": search, "aggregation": agg if search == "simultaneous" else "-",
             "a": a, "k": k, "tau": tau, "ours_s": to, "ours_status": sto, "ours_objective": vo,
             "ours_gap_s": tg, "ours_gap_status": stg, "ours_gap_objective": vg,
             "alfese_s": ta, "alfese_status": sta, "alfese_objective": va,
             "ratio": ta / to if ta == ta else np.nan, "ratio_at_gap": ta / tg if ta == ta else np.nan,
-            "ours_vs_alfese": compare(vo, va), "ours_runs": runs_o, "formulation": formulation}
+            "ours_vs_alfese": compare(vo, va), "ours_runs": runs_o, "formulation": formulation}}
+
+
+def cpsat_floor_ms(presolve, reps=50):
+    "Median milliseconds of one CP-SAT solve (1 worker) of a trivial model: 100 booleans, 10 chosen, a linear objective."
+    from ortools.sat.python import cp_model
+    ts = []
+    for _ in range(reps):
+        m = cp_model.CpModel()
+        x = [m.new_bool_var("") for _ in range(100)]
+        m.add(sum(x) == 10)
+        m.maximize(sum((i % 7) * v for i, v in enumerate(x)))
+        s = cp_model.CpSolver()
+        s.parameters.num_workers, s.parameters.cp_model_presolve = 1, presolve
+        t = time.perf_counter()
+        s.solve(m)
+        ts.append(time.perf_counter() - t)
+    return 1e3 * float(np.median(ts))
+
+
+def profile_ours(p, k, tau, a, search, agg, formulation, limit, options):
+    "Where our time goes, in a separate untimed run: CP-SAT solves (count, seconds), model building, exact walks."
+    import mlxplain.alternatives as A
+    acc = {"cpsat_calls": 0, "cpsat_s": 0.0, "build_s": 0.0, "walk_s": 0.0}
+    saved = (A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run)
+    def timed(f, key, calls=None):
+        def g(*x, **kw):
+            t = time.perf_counter()
+            try: return f(*x, **kw)
+            finally:
+                acc[key] += time.perf_counter() - t
+                if calls: acc[calls] += 1
+        return g
+    def one_worker(*x, **kw):
+        sol = saved[1](*x, **kw)
+        sol.solve = timed(sol.solve, "cpsat_s", "cpsat_calls")
+        return sol
+    def solve_model(*x, **kw):  # building = its time less the CP-SAT solve inside it
+        t, c0 = time.perf_counter(), acc["cpsat_s"]
+        try: return saved[2](*x, **kw)
+        finally: acc["build_s"] += time.perf_counter() - t - (acc["cpsat_s"] - c0)
+    A._CpSatModel.solve, A._one_worker, A._solve_model = timed(saved[0], "cpsat_s", "cpsat_calls"), one_worker, solve_model
+    A._step_search, A._MaxMinWalk.run = timed(saved[3], "walk_s"), timed(saved[4], "walk_s")
+    try:
+        *_, total = ours(p, k, tau, a, search, agg, formulation, limit, options)
+    finally:
+        A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run = saved
+    acc["other_s"] = max(0.0, total - acc["cpsat_s"] - acc["build_s"] - acc["walk_s"])
+    acc["profile_total_s"] = total
+    parts = {"CP-SAT search": acc["cpsat_s"], "model building": acc["build_s"], "exact walk": acc["walk_s"],
+             "other (Python, closed forms, calls)": acc["other_s"]}
+    top = max(parts, key=parts.get)
+    acc["cause"] = (f"{top} {100 * parts[top] / max(total, 1e-12):.0f}% of {total * 1e3:.1f} ms"
+                    + (f" ({acc['cpsat_calls']} CP-SAT solves, {1e3 * acc['cpsat_s'] / acc['cpsat_calls']:.2f} ms each)"
+                       if acc["cpsat_calls"] else ""))
+    return acc
 
 
 def rule_summary(res):
@@ -427,13 +495,15 @@ def rule_summary(res):
             "rows_under_10x_at_gap": [f"{x.problem} {x.search} {x.aggregation} k={x.k} tau={x.tau} a={x.a}: "
                                       f"{x.ratio_at_gap:.1f}x (ours {x.ours_gap_s:.4f} s {x.ours_gap_status}, "
                                       f"proven {x.ours_s:.4f} s; alfese {x.alfese_s:.4f} s {x.alfese_status})"
-                                      for x in done[g < 10].itertuples()]}
+                                      + (f"; {x.cause}" if isinstance(getattr(x, "cause", ""), str) and x.cause else "")
+                                      for x in done[g < 10].sort_values("ratio_at_gap").itertuples()]}
 
 
 def rule_bench(args):
     "The rule-drawn benchmark: every row printed, CSV + JSON (rule, settings, summary) when --out is given."
     import json
     import platform
+    import subprocess
     from importlib.metadata import version
     problems = rule_problems()
     grid_rows = rule_grid(problems, args.order, args.order_seed)
@@ -444,15 +514,25 @@ def rule_bench(args):
           f"(offset {args.offset}, order {args.order}, seed {args.order_seed}); CPUs {sorted(os.sched_getaffinity(0))}, "
           f"nice {os.nice(0)}, load {os.getloadavg()}")
     loaders = {name: (d, load) for name, n, d, load in problems}
-    cache = {}
+    cache, rows = {}, []
+    out = Path(args.out) if args.out else None
+    if args.resume and out is not None and out.exists():  # the rows already measured, in the same order
+        rows = pd.read_csv(out).to_dict("records")
+        keys = [(r["problem"], r["k"], r["tau"], r["a"], r["search"]) for r in rows]
+        want = [(n_, k_, t_, a_, s_) for n_, k_, t_, a_, s_, _ in grid_rows[:len(rows)]]
+        if keys != want: raise SystemExit(f"--resume: {out} does not hold the first {len(rows)} rows of this slice")
+        print(f"--resume: {len(rows)} rows kept from {out}")
+        grid_rows = grid_rows[len(rows):]
     warm = {"kind": "linear", "q": np.linspace(1.0, 0.1, 20), "n": 20}
     ours(warm, 5, 0.4, 2, "simultaneous", "sum", args.formulation, 10.0)
     ours(warm, 5, 0.4, 2, "sequential", "sum", args.formulation, 10.0)
     _alfese_run(warm, 5, 0.4, 2, "simultaneous", "sum")
+    floor = {"presolve": cpsat_floor_ms(True), "no_presolve": cpsat_floor_ms(False)}
+    print(f"CP-SAT's least time per solve (trivial model, 1 worker): {floor['presolve']:.2f} ms with presolve, "
+          f"{floor['no_presolve']:.2f} ms without")
     print(f"{'problem':32s} {'search':4s} {'agg':3s} {'k':>2s} {'tau':>4s} {'a':>2s} | {'ours s':>8s} {'gap s':>8s} "
           f"{'alfese s':>9s} | {'ratio':>7s} {'@gap':>7s} | objective | status ours/alfese")
-    rows = []
-    for name, k, tau, a, search, agg in grid_rows:
+    def measure(name, k, tau, a, search, agg):
         d, load = loaders[name]
         if name not in cache:
             import warnings
@@ -461,15 +541,31 @@ def rule_bench(args):
                 warnings.simplefilter("ignore")  # constant columns get quality 0 (warned once per data set)
                 cache[name] = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": X.shape[1]}
         r = rule_row(name, d, cache[name], k, tau, a, search, agg, args.formulation, args.cap, args.limit_s, args.repeats)
-        rows.append(r)
         print(f"{name[:32]:32s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.2f} {a:2d} | {r['ours_s']:8.4f} "
               f"{r['ours_gap_s']:8.4f} {r['alfese_s']:9.4f} | {r['ratio']:6.1f}x {r['ratio_at_gap']:6.1f}x | "
-              f"{r['ours_vs_alfese']:6s} | {r['ours_status']}/{r['alfese_status']}", flush=True)
+              f"{r['ours_vs_alfese']:6s} | {r['ours_status']}/{r['alfese_status']}"
+              + (f" | {r['cause']}" if r["cause"] else ""), flush=True)
+        return r
+    redone = []
+    if args.redo and rows:  # measure again, in place, every kept row the query selects (e.g. after a change of code
+        # that only those rows run): a whole class of rows, never single ones
+        for i in pd.DataFrame(rows).query(args.redo).index:
+            x = rows[i]
+            rows[i] = measure(x["problem"], int(x["k"]), float(x["tau"]), int(x["a"]), x["search"],
+                              "sum" if x["search"] == "sequential" else x["aggregation"])
+            redone.append(int(i))
+            pd.DataFrame(rows).to_csv(out, index=False)
+        print(f"--redo {args.redo!r}: rows {redone} measured again")
+    for name, k, tau, a, search, agg in grid_rows:
+        r = measure(name, k, tau, a, search, agg)
+        rows.append(r)
+        if out is not None and args.resume:  # every finished row on disk at once: an interrupted run resumes
+            out.parent.mkdir(parents=True, exist_ok=True)
+            pd.DataFrame(rows).to_csv(out, index=False)
     res = pd.DataFrame(rows)
     summ = rule_summary(res)
     print(json.dumps(summ, indent=1))
-    if args.out:
-        out = Path(args.out)
+    if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         res.to_csv(out, index=False)
         meta = {"command": "benchmarks/bench_alternatives.py " + " ".join(sys.argv[1:]), "rule": RULE,
@@ -479,11 +575,22 @@ def rule_bench(args):
                 "alfese": version("alfese"),
                 "timing": "wall-clock of the whole call after a warm-up of both tools; a run under 1 s is the median "
                           f"of {args.repeats} more; ours and alfese run one after the other per row (alfese in a "
-                          "forked child), so both see the same load",
+                          "forked child), so both see the same load; ours at alfese's gap only where alfese finished",
                 "ours": {"formulation": args.formulation, "cpsat_workers": THREADS_OURS,
                          "time_limit_per_set_s": args.limit_s, "at_gap": f"relative_gap_limit={ALFESE_GAP}"},
                 "alfese": {"solver": "SCIP via pywraplp, 1 thread, its default relative gap 1e-4", "cap_s": args.cap},
+                "cpsat_floor_ms": floor,
+                "cpsat_floor": "median time of one CP-SAT solve (1 worker) of a trivial model (100 booleans, 10 "
+                               "chosen, linear objective), measured in this run: the least a solver call costs",
+                "profile": "rows under 10x at alfese's gap: one more run of ours at the gap, untimed by the benchmark, "
+                           "with counters around CP-SAT's solves (cpsat_calls, cpsat_s), model building (build_s), "
+                           "the exact walks (walk_s) and the rest (other_s); `cause` names the largest part",
+                "git_head": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                           cwd=Path(__file__).resolve().parents[1]).stdout.strip(),
                 "summary": summ}
+        old = json.loads(out.with_suffix(".json").read_text()) if args.resume and out.with_suffix(".json").exists() else {}
+        meta["redo"] = old.get("redo", []) + ([{"query": args.redo, "rows": redone, "git_head": meta["git_head"]}]
+                                              if args.redo else [])
         out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str))
         print(f"wrote {out} and {out.with_suffix('.json')}")
 
@@ -508,6 +615,10 @@ def main():
     ap.add_argument("--order-seed", type=int, default=0, help="--rule: seed of the shuffled order")
     ap.add_argument("--offset", type=int, default=0, help="--rule: skip the first rows of the order")
     ap.add_argument("--repeats", type=int, default=5, help="--rule: more runs (median) of a solve under 1 s")
+    ap.add_argument("--resume", action="store_true", help="--rule: keep the rows already in --out (same slice), "
+                    "measure the rest, and write each row as it finishes")
+    ap.add_argument("--redo", help="--rule --resume: a pandas query on the kept rows; those rows are measured again "
+                    "in place (a class of rows whose code changed, e.g. \"search == 'simultaneous' and a == 1\")")
     ap.add_argument("--limit-s", type=float, default=60.0, help="--rule, --pmlb: our time limit per set (s), as alfese's own")
     args = ap.parse_args()
     if args.rule:

@@ -780,12 +780,38 @@ def _two_sets_sum(q, k, ov):
     t = max(ts, key=lambda t: (c[t] + c[2 * k - t], -t))  # 2 x top t + the next 2(k - t) once
     return [np.r_[np.arange(t), np.arange(t, k)], np.r_[np.arange(t), np.arange(k, 2 * k - t)]], "optimal"
 
+def _three_sets_sum(q, k, ov):
+    """Three sets, sum-aggregation, q non-increasing: t3 features in all three sets, t2 in two, t1 in one; the
+    best sets give the t3 best features 3 uses, the next t2 two and the next t1 one (swap argument), worth
+    c[t3] + c[t3 + t2] + c[t3 + t2 + t1] in prefix sums c. (t3, t2) is realisable iff the t2 pair features split
+    as evenly as possible over the three pairs keep every overlap t3 + ceil(t2 / 3) <= ov and every set's
+    t3 + t2 - floor(t2 / 3) shared features <= k; t1 = 3k - 3 t3 - 2 t2 fills the sets."""
+    n, c = len(q), np.concatenate([[0.0], np.cumsum(q)])
+    best = None
+    for t3 in range(ov + 1):
+        for t2 in range(3 * (ov - t3) + 1):
+            t1 = 3 * k - 3 * t3 - 2 * t2
+            if t3 + t2 - t2 // 3 > k or t1 < 0 or t3 + t2 + t1 > n: continue
+            v = c[t3] + c[t3 + t2] + c[t3 + t2 + t1]
+            if best is None or v > best[0]: best = (v, t3, t2)
+    if best is None: return None, "infeasible"
+    _, t3, t2 = best
+    z, y = t2 // 3, (t2 + 1) // 3
+    x = t2 - y - z  # pair counts AB >= AC >= BC
+    ab, ac, bc = [list(range(t3 + o, t3 + o + w)) for o, w in ((0, x), (x, y), (x + y, z))]
+    nxt, sets = t3 + t2, []
+    for pairs in (ab + ac, ab + bc, ac + bc):
+        single = k - t3 - len(pairs)
+        sets.append(np.r_[np.arange(t3), pairs, np.arange(nxt, nxt + single)].astype(int))
+        nxt += single
+    return sets, "optimal"
+
 def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_state, options):
     "Fast path, sum-aggregation of univariate qualities: (sets, status, seconds); 'rounds' = fall back."
     t0 = time.perf_counter()
     order = feats[np.argsort(-problem["q"][feats], kind="stable")]
-    if n_sets == 2:  # closed form, no solver (below)
-        sets, status = _two_sets_sum(problem["q"][order], k, max_overlap(k, tau))
+    if n_sets in (2, 3):  # closed forms, no solver (below)
+        sets, status = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(problem["q"][order], k, max_overlap(k, tau))
         sets = [np.sort(order[s_]) for s_ in sets] if sets is not None else [None] * n_sets
         return _best_first(sets, problem["q"]), status, time.perf_counter() - t0
     sets, status = _solve_sum_by_counts(problem["q"][order], k, tau, n_sets,
@@ -799,6 +825,23 @@ def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_
     return sets, status, secs
 
 # %% ../nbs/40_alternatives.ipynb #13d4f49e
+def _two_sets_min(c, k, ov, deadline=None, budget=None):
+    """Two sets, min-aggregation, c non-increasing integers: with t <= ov shared features the best pair shares the
+    t best (a better feature outside, or in one set only, can be swapped in without loss) and splits the next
+    2(k - t) into two halves of k - t (an unused better feature can replace a used one); the split is the
+    partition search of tau = 1. Returns (index tuples, 'optimal' | 'infeasible', optimum) or None (gave up)."""
+    best, pre = None, list(itertools.accumulate(c, initial=0))
+    for t in range(ov, -1, -1):  # most shared first: usually the best, and its value prunes the others
+        m = k - t
+        if t + 2 * m > len(c): continue
+        if best is not None and pre[t] + (pre[t + 2 * m] - pre[t]) // 2 <= best[0]: continue  # a bound: half of both
+        groups, status, v = _solve_min_partition(c[t:t + 2 * m], m, 2, deadline, budget)
+        if status != "optimal": return None
+        if best is None or pre[t] + v > best[0]:
+            best = (pre[t] + v, [tuple(range(t)) + tuple(t + i for i in G) for G in groups])
+    if best is None: return None, "infeasible", None
+    return best[1], "optimal", best[0]
+
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
@@ -813,12 +856,14 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
         incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
+    elif n_sets == 2 and (two := _two_sets_min(c_int, k, ov, deadline, budget)) is not None:
+        sets, status, min_ub = two
     else:
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
-        checked = False
+        checked, round_end = False, deadline  # the first round: candidates only
         while True:
-            sets, status, min_ub = walk.run(cands, deadline)
+            sets, status, min_ub = walk.run(cands, round_end)
             if status != "gave up" or cands >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
             if not checked:  # the walk did not finish at once: is there any solution at all?
@@ -834,6 +879,9 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
             if st_ == "optimal":
                 return got, "optimal", time.perf_counter() - t0, None, None
             cands = min(budget["candidates"], cands * 4)
+            # the next round: also at most as long as everything so far, so CP-SAT's turns keep coming
+            now = time.perf_counter()
+            round_end = now + (now - t0) if deadline is None else min(deadline, now + (now - t0))
     secs = time.perf_counter() - t0
     if status != "gave up":
         sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
@@ -942,6 +990,9 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     t_pre, min_ub, incumbent = 0.0, None, None
     joint = (formulation == "fast" and n_sets > 1 and not len(fixed_sets) and not len(must) and not return_model
              and ov < k)
+    # counting: the sets cover at least n_sets k - (pairs) ov features (Bonferroni); more than there are = infeasible
+    if joint and n_sets * k - n_sets * (n_sets - 1) // 2 * ov > problem["n"] - len(set(must_not.tolist())):
+        return [None] * n_sets, "infeasible", 0.0
     if joint and kind == "mrmr":  # (univariate: inside the shortcuts)
         feasible, t_pre = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
         if feasible == "infeasible": return [None] * n_sets, "infeasible", t_pre
@@ -1394,16 +1445,32 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
 # %% ../nbs/40_alternatives.ipynb #walkstep28
-def _step_search(c, fixed, k, ov, deadline, max_nodes):
+def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None):  # incumbent: a list, gets the best set found
     """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
-    lists): depth-first, the next chosen feature in quality order, cut when the k - chosen best features left
-    cannot beat the best set found. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget)."""
-    n, pre = len(c), np.concatenate([[0], np.cumsum(c, dtype=object)]).tolist()
+    lists): depth-first, the next chosen feature in quality order, cut when the best completion of a relaxation
+    (`bound`) cannot beat the best set found. Returns a tuple (optimal), 'infeasible' (searched through) or None
+    (budget); then `incumbent`, if given, holds the best set found before the budget ran out (or stays empty)."""
+    n = len(c)
     member = [[] for _ in range(n)]
-    for f, F in enumerate(fixed):
-        if len(F) > ov:  # a set sharing at most ov features can never be violated
-            for t in F: member[t].append(f)
-    cnt, chosen, best, nodes = [0] * len(fixed), [], [None, None], 0
+    cons = [F for F in fixed if len(F) > ov]  # a set sharing at most ov features can never be violated
+    for f, F in enumerate(cons):
+        for t in F: member[t].append(f)
+    cnt, chosen, best, nodes, nf = [0] * len(cons), [], [None, None], 0, len(cons)
+    def bound(j, r):
+        """The best r features from position j on in a relaxation: each feature counts against the first set
+        holding it only (a partition matroid, so taking them greedily in quality order is its optimum);
+        features of a full set are left out. None: not even the relaxation has r features."""
+        used, tot = [0] * nf, 0
+        for t in range(j, n):
+            mt = member[t]
+            if mt:
+                g = mt[0]
+                if cnt[g] + used[g] >= ov or (len(mt) > 1 and any(cnt[f] >= ov for f in mt)): continue
+                used[g] += 1
+            tot += c[t]
+            r -= 1
+            if r == 0: return tot
+        return None
     def rec(i, s):
         nonlocal nodes
         r = k - len(chosen)
@@ -1413,16 +1480,19 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes):
         for j in range(i, n - r + 1):
             nodes += 1
             if nodes > max_nodes or (nodes % 256 == 0 and time.perf_counter() > deadline): raise _GiveUp("budget")
-            if best[0] is not None and s + pre[j + r] - pre[j] <= best[0]: break  # later j: smaller bounds
-            if all(cnt[f] < ov for f in member[j]):
-                for f in member[j]: cnt[f] += 1
-                chosen.append(j)
-                rec(j + 1, s + c[j])
-                chosen.pop()
-                for f in member[j]: cnt[f] -= 1
+            mj = member[j]
+            if any(cnt[f] >= ov for f in mj): continue
+            b = bound(j, r)  # bounds every completion from j on, so a failing j ends the loop
+            if b is None or (best[0] is not None and s + b <= best[0]): break
+            for f in mj: cnt[f] += 1
+            chosen.append(j)
+            rec(j + 1, s + c[j])
+            chosen.pop()
+            for f in mj: cnt[f] -= 1
     try:
         rec(0, 0)
     except _GiveUp:
+        if incumbent is not None and best[1] is not None: incumbent[:] = best[1]
         return None
     return best[1] if best[1] is not None else "infeasible"
 
@@ -1465,6 +1535,8 @@ class _SequentialSearch:
                 a["time_limit"], a["precision"], a["random_state"], a["n_jobs"], self.options, return_model=True)
             self.pos, self.added, self.hint, self.n_feats_for = {int(j): i for i, j in enumerate(self.feats)}, 0, \
                 None, need
+            if isinstance(self.model, _CpSatModel) and p["kind"] == "linear":  # (measured: half the solve time)
+                self.model.extra["cp_model_presolve"] = False
         m, s = self.model, self.S[0]
         for F in fixed_sets[self.added:]:  # the new dissimilarity constraints
             inF = [s[self.pos[int(j)]] for j in F if int(j) in self.pos]
@@ -1479,9 +1551,10 @@ class _SequentialSearch:
         if a["problem"]["kind"] == "linear" and not len(a["must"]) and a["solver"] == "cpsat":
             if self.walk is None: self._start_walk([])
             fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
+            got = []  # the search's best set if it gives up: CP-SAT's hint (a feasible start)
             I = _step_search(self.walk, fixed, a["k"], self.ov,
                              t0 + max(self.options.walk_min_time, self.share * self.last_solve),
-                             self.options.nodes)
+                             self.options.nodes, got)
             self.share = min(4.0, self.share * 2) if I is not None else max(1 / 16, self.share / 2)
             if I == "infeasible":
                 self.infeasible_at = len(fixed_sets)
@@ -1490,6 +1563,7 @@ class _SequentialSearch:
                 found = np.sort(self.order[list(I)])
                 self.hint_set = set(found.tolist())
                 return [found], "optimal", time.perf_counter() - t0
+            if got: self.hint_set = set(self.order[list(got)].tolist())
         m, s = self._model_for(fixed_sets)
         if getattr(self, "hint_set", None) is not None and isinstance(m, _CpSatModel):  # the previous solution
             m.m.clear_hints()

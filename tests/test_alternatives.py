@@ -1144,3 +1144,164 @@ def test_step_search_budget_follows_its_progress():
             sets.append(s)
             seen.append(ss.share)
         assert seen == shares  # answered: doubled up to 4; gave up: halved down to 1/16
+
+
+# --- the exact shortcuts: three sets in closed form, the step search's relaxation bound and incumbent, round limits ---
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 8), k=st.integers(1, 3), tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]),
+       ties=st.booleans())
+def test_three_sets_sum_closed_form_equals_brute_force(seed, n, k, tau, ties):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-1, 3, n).astype(float) if ties else rng.random(n) - 0.2
+    p = {"kind": "linear", "q": q, "n": n}
+    sets, status, _ = solve_alternatives(p, k, tau, 3, aggregation="sum", formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, 3, "sum")
+    if best == -np.inf:
+        assert status == "infeasible" and sets == [None, None, None]
+        return
+    ov = max_overlap(k, tau)
+    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
+    assert all(len(set(a_) & set(b_)) <= ov for a_, b_ in itertools.combinations(sets, 2))
+    assert abs(sum(q[s].sum() for s in sets) - best) <= 1e-9
+
+
+def test_three_sets_sum_needs_no_solver(monkeypatch):
+    def no_solver(*a, **kw): raise AssertionError("the three-set closed form called a solver")
+    monkeypatch.setattr(alt, "_solve_sum_by_counts", no_solver)
+    monkeypatch.setattr(alt, "_solve_model", no_solver)
+    q = np.random.default_rng(0).random(60)
+    sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 60}, 10, 0.3, 3, aggregation="sum",
+                                         formulation="fast", time_limit=None)
+    assert status == "optimal" and len(sets) == 3
+
+
+def test_step_search_bound_proves_infeasibility_in_few_nodes():
+    # 20 features, k = 10, at most 2 shared: the third set would need 10 - 2 - 2 features outside the first two sets'
+    # 18, of which there are 2. The relaxation bound sees it at once; the plain bound (the next k best) needed ~1000 nodes.
+    c = list(range(100, 80, -1))
+    fixed = [list(range(10)), [0, 1] + list(range(10, 18))]
+    assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 10, 30) == "infeasible"
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 10), k=st.integers(1, 5), n_fixed=st.integers(0, 4),
+       ov=st.integers(0, 4), ties=st.booleans())
+def test_step_search_equals_brute_force(seed, n, k, n_fixed, ov, ties):
+    k, rng = min(k, n), np.random.default_rng(seed)
+    c = sorted((rng.integers(0, 4, n) if ties else rng.integers(0, 10**6, n)).tolist(), reverse=True)
+    fixed = [np.sort(rng.choice(n, k, replace=False)) for _ in range(n_fixed)]
+    got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9)
+    best = _brute_step(lambda F: sum(c[i] for i in F), lambda F: True, n, k, ov, fixed)
+    if best == -np.inf:
+        assert got == "infeasible"
+    else:
+        assert len(set(got)) == k and sum(c[i] for i in got) == best
+        assert all(len(set(got) & set(F.tolist())) <= ov for F in fixed)
+
+
+def test_step_search_gives_its_best_set_as_hint(monkeypatch):
+    # a step the search gives up on: CP-SAT starts from the search's best set, which is feasible for this step
+    # (the previous step's solution, the hint otherwise, breaks the new constraint)
+    q = np.random.default_rng(5).random(40)
+    p, k, tau = {"kind": "linear", "q": q, "n": 40}, 6, 0.5
+    hints, solve = [], alt._CpSatModel.solve
+    def spy(self):
+        h = self.m.proto.solution_hint
+        hints.append(dict(zip(h.vars, h.values)))
+        return solve(self)
+    monkeypatch.setattr(alt._CpSatModel, "solve", spy)
+    ss = alt._SequentialSearch(p, k, tau, "cpsat", "fast", None, False, (), (), None, 0, 1,
+                               options=alt.SolverOptions(nodes=60))
+    sets, checked = [], 0
+    for _ in range(6):
+        before = len(hints)
+        (s,), status, _ = ss.step(sets)
+        assert status == "optimal"
+        if len(hints) > before and hints[-1]:  # this step went to CP-SAT with a hint
+            hinted = [int(ss.feats[i]) for i, v in hints[-1].items() if v]
+            assert len(hinted) == k and all(len(set(hinted) & set(F.tolist())) <= max_overlap(k, tau) for F in sets)
+            checked += 1
+        sets.append(s)
+    assert checked >= 2, "fewer than two steps went to CP-SAT with a hint"
+
+
+def test_sequential_step_model_solves_without_presolve(monkeypatch):
+    q = np.random.default_rng(6).random(30)
+    ss = alt._SequentialSearch({"kind": "linear", "q": q, "n": 30}, 5, 0.5, "cpsat", "fast", None, False, (), (), None,
+                               0, 1, options=alt.SolverOptions(nodes=0))  # no step search: every step on the model
+    sets = []
+    for _ in range(3):
+        (s,), status, _ = ss.step(sets)
+        sets.append(s)
+        prm = ss.model._s.parameters
+        assert status == "optimal" and not prm.cp_model_presolve and prm.presolve_inclusion_work_limit == 0
+
+
+def test_max_min_walk_rounds_are_time_limited(monkeypatch):
+    # after the first round (candidates only) a walk round may run at most as long as everything before it
+    q = np.random.default_rng(3).random(14)
+    p = {"kind": "linear", "q": q, "n": 14}
+    log, run = [], alt._MaxMinWalk.run
+    monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append((m, d, time.perf_counter())) or run(self, m, d))
+    t0 = time.perf_counter()
+    sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
+                                         options=SolverOptions(walk_start=1))
+    assert status == "optimal" and len(log) >= 2
+    assert log[0][1] is None  # no time limit: the first round is limited by its candidates only
+    for m, d, now in log[1:]:
+        assert d is not None and d - now <= (now - t0) + 1e-3
+
+
+def test_counting_proves_infeasibility_without_a_solver(monkeypatch):
+    # n_sets sets of k features with pairwise overlap <= ov cover at least n_sets k - C(n_sets, 2) ov features
+    def no_solver(*a, **kw): raise AssertionError("a solver or walk ran although counting proves infeasibility")
+    for name in ("_solve_model", "_solve_sum_by_counts", "_solve_max_min", "_feasibility", "_solve_counts"):
+        monkeypatch.setattr(alt, name, no_solver)
+    q = np.random.default_rng(0).random(20)
+    for k, tau, n_sets, agg in ((10, 1.0, 5, "min"), (10, 0.9, 3, "min"), (10, 0.9, 3, "sum"), (5, 1.0, 5, "sum")):
+        assert 20 < n_sets * k - n_sets * (n_sets - 1) // 2 * max_overlap(k, tau)
+        sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 20}, k, tau, n_sets, aggregation=agg,
+                                             formulation="fast", time_limit=None)
+        assert status == "infeasible" and sets == [None] * n_sets
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 7), k=st.integers(1, 3), n_sets=st.integers(2, 4),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]), agg=st.sampled_from(["sum", "min"]))
+def test_counting_check_agrees_with_brute_force(seed, n, k, n_sets, tau, agg):
+    k = min(k, n)
+    q = np.random.default_rng(seed).random(n)
+    sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": n}, k, tau, n_sets, aggregation=agg,
+                                         formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, n_sets, agg)
+    assert (status == "infeasible") == (best == -np.inf)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), k=st.integers(1, 4),
+       tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 0.75, 1.0]), ties=st.booleans())
+def test_two_sets_min_equals_brute_force(seed, n, k, tau, ties):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
+    sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": n}, k, tau, 2, aggregation="min",
+                                         formulation="fast", time_limit=None)
+    best = brute(lambda s: q[s].sum(), n, k, tau, 2, "min")
+    if best == -np.inf:
+        assert status == "infeasible" and sets == [None, None]
+        return
+    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
+    assert len(set(sets[0]) & set(sets[1])) <= max_overlap(k, tau) and abs(min(q[s].sum() for s in sets) - best) <= 1e-9
+
+
+def test_two_sets_min_needs_no_walk_or_model(monkeypatch):
+    # the shared features are the best ones, the rest a balanced split of the next ones: no candidate walk, no CP-SAT
+    def no_search(*a, **kw): raise AssertionError("two sets, min-aggregation, went to the walk or the model")
+    monkeypatch.setattr(alt._MaxMinWalk, "run", no_search)
+    monkeypatch.setattr(alt, "_solve_model", no_search)
+    q = np.random.default_rng(2).random(34)
+    for tau in (0.3, 0.6, 0.9):
+        sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 34}, 10, tau, 2, aggregation="min",
+                                             formulation="fast", time_limit=None)
+        assert status == "optimal" and len(set(sets[0]) & set(sets[1])) <= max_overlap(10, tau)
