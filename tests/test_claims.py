@@ -30,7 +30,7 @@ def _notebooks(chapter):
 
 
 def test_the_chapters_keep_claims_and_confirm_them():
-    assert {"extended_plt", "fals"} <= set(CLAIMED)
+    assert {"extended_plt", "fals", "prakel", "alternatives"} <= set(CLAIMED)
     assert set(CONFIRMED) == set(CLAIMED), "a chapter with a claims file commits its confirm verdicts"
 
 
@@ -128,3 +128,17 @@ def test_a_flipped_direction_is_not_replicated(chapter):
     swap = {"replicated": "not replicated", "not replicated": "replicated", "inconclusive": "inconclusive"}
     assert (got.loc[m, "set_verdict"] == base.loc[m, "set_verdict"].map(swap)).all()
     assert (got.loc[m & (base.verdict == "replicated"), "verdict"] == "not replicated").all()
+
+
+def test_alternatives_claims_state_what_the_chapters_records_show():
+    """Each alternatives claim, read by its frozen statistic from the chapter's own records (split 0, the folds as units),
+    points the claimed way on every set it was formed on: the file states what the chapter found, not more."""
+    from mlxplain.repro.alternatives import confirm_frame
+    c = read_claims(RESULTS / "alternatives" / "claims.json")
+    rec = pd.read_csv(RESULTS / "alternatives" / "records.csv")
+    got = evaluate_claims(c, confirm_frame(rec.assign(split=0, seed=rec.fold), c))
+    sign = {"greater": 1, "less": -1}
+    for claim in c["claims"]:
+        t = got[got.claim == claim["id"]]
+        assert sorted(t.dataset) == sorted(claim["formed_on"]), claim["id"]
+        assert (t.n_units == 5).all() and (sign[claim["direction"]] * t.estimate > 0).all(), (claim["id"], t.estimate.tolist())

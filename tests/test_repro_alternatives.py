@@ -31,17 +31,19 @@ def test_design_taus():
 
 def test_reproduce_rejects_unknown_parts_data_sets_and_seeds(tmp_path):
     "Unknown names are ValueErrors that list the valid ones, and nothing is written."
-    with pytest.raises(ValueError, match="choose from \\['subset', 'paper'\\]"): reproduce(tmp_path, parts=["full"])
+    with pytest.raises(ValueError, match="choose from \\['subset', 'paper', 'confirm'\\]"): reproduce(tmp_path, parts=["full"])
     with pytest.raises(ValueError, match="datasets=.*hepatitis"): reproduce(tmp_path, datasets=["iris"])
     with pytest.raises(ValueError, match="datasets=.*chess"): reproduce(tmp_path, parts="paper", datasets=["iris"])
     with pytest.raises(ValueError, match="datasets="): reproduce(tmp_path, datasets=[])
     with pytest.raises(ValueError, match="seeds=.*0..4"): reproduce(tmp_path, parts=["paper"], seeds=[5])
     with pytest.raises(ValueError, match="seeds="): reproduce(tmp_path, seeds=[True])
+    with pytest.raises(ValueError, match="datasets=.*backache"): reproduce(tmp_path, parts="confirm", datasets=["spect"])
+    with pytest.raises(ValueError, match="seeds=.*0..4"): reproduce(tmp_path, parts="confirm", seeds=[5])
     assert not list(tmp_path.iterdir())   # nothing written
 
 
 def test_constants_of_the_api():
-    assert PARTS == ("subset", "paper") and DEFAULT_PARTS == ("subset",) and set(DEFAULT_PARTS) <= set(PARTS)
+    assert PARTS == ("subset", "paper", "confirm") and DEFAULT_PARTS == ("subset",) and set(DEFAULT_PARTS) <= set(PARTS)
     assert set(QUICK_DATASETS) <= set(DATASETS) <= set(PAPER_DATASETS) and list(SEEDS) == [0, 1, 2, 3, 4]
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN', 'PAPER_DATASETS',
            'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_TABLE5',
-           'PAPER_TABLE6', 'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES', 'summarize',
-           'within_run_stats', 'figure4_gaps', 'status_shares', 'paper_share_range', 'table3_same_a',
-           'table4_same_objectives', 'heuristic_not_solved', 'comparable_tables', 'unit_costs', 'cell_costs',
-           'paper_sizes', 'reproduce', 'load_results', 'load_provenance', 'lpt_makespan', 'project_paper_design',
+           'PAPER_TABLE6', 'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES', 'FORMING_SETS',
+           'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS', 'summarize', 'within_run_stats', 'figure4_gaps',
+           'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives', 'heuristic_not_solved',
+           'comparable_tables', 'unit_costs', 'cell_costs', 'paper_sizes', 'reproduce', 'load_results',
+           'load_provenance', 'confirm_cell', 'confirm_frame', 'lpt_makespan', 'project_paper_design',
            'write_projection']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #ae3268ae
@@ -538,6 +539,113 @@ def load_provenance(part="subset", out_dir=None) -> dict | None:
     print(f"no provenance for part {part!r} in {out_dir.name}/: "
           f"run `mlxplain reproduce alternatives --parts {part}`")
     return None
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd00
+from ..experiments import confirm_part
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd01
+FORMING_SETS = tuple(REPRO_DATASETS)   # where the claims were formed: the sets of the committed records
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=2, kind="binary", max_rows=250)
+CONFIRM_SETS = ("backache", "molecular_biology_promoters")
+CONFIRM_SPLITS = (0, 1, 2)   # seed of the stratified 5-fold partition: 0 is the chapter's (kfold random_state=0)
+CONFIRM_SEEDS = SEEDS        # the folds of each partition, as the chapter's `seeds`
+PARTS = PARTS + ("confirm",)  # confirm: the chapter's claims on held-out sets (written to its own folder)
+PART_DATASETS = {**PART_DATASETS, "confirm": CONFIRM_SETS}
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd02
+def confirm_cell(dataset,          # a held-out set
+                 split,            # seed of the stratified 5-fold partition (0: the chapter's partition)
+                 seed,             # the fold of that partition used as the test set (0-4)
+                 data_home=None) -> list:
+    "One held-out unit: every MI search of REPRO_DESIGN (k = 5, every tau, a <= 5) on one fold of one partition."
+    D = REPRO_DESIGN
+    ds = load(dataset, data_home=data_home)
+    X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y).astype(int)
+    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=split)[seed]
+    base = dict(dataset=dataset, split=split, seed=seed, k=D["k"], n_features=X.shape[1])
+    return _filter_searches((X[tr], y[tr], X[te], y[te]), base, D["k"], "mi", D["taus"], D)
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd03
+_UNIT_KEYS = ["dataset", "split", "seed"]
+
+def _run_stats(rows, value) -> pd.DataFrame:
+    """One row per search run (unit, objective, search, a, tau): mean and within-run std (ddof 0) of `value` over
+    its sets, the least-squares slope of `value` over the set index, and whether it found all its a + 1 sets."""
+    g = rows.dropna(subset=[value]).groupby(_UNIT_KEYS + ["objective", "search", "a", "tau"])
+    def slope(t): return np.polyfit(t["set"], t[value], 1)[0] if len(t) > 1 else np.nan
+    out = g[value].agg(mean="mean", std=lambda v: v.std(ddof=0), n="size")
+    out["slope"] = g[["set", value]].apply(slope)
+    out = out.reset_index()
+    out["complete"] = out["n"] == out["a"] + 1
+    return out
+
+def _side(stats, spec) -> pd.DataFrame:
+    "The runs one side of a claim reads (search, a, tau when given; complete runs unless it reads slopes)."
+    m = stats["search"] == spec["search"]
+    for k in ("a", "tau"):
+        if k in spec: m &= np.isclose(stats[k], spec[k])
+    return stats[m]
+
+def confirm_frame(rows,     # confirm_cell's records (or the chapter's, with split and seed columns)
+                  claims):  # the chapter's claims file
+    """The tidy frame `evaluate_claims` reads: a unit is one (split, seed) of a set; a side is the mean over the runs
+    `where` selects (objective, search, a, tau) of a run statistic (`where.stat`: mean, std or slope of `where.value`),
+    paired by run (tau, a) where both sides leave them free; mean and std read only runs that found all their sets."""
+    rows = pd.DataFrame(rows)
+    out = []
+    for c in claims["claims"]:
+        w = c["where"]
+        r = rows[(rows["objective"] == w["objective"]) & (rows["k"] == w["k"])]
+        sides = {}
+        for s in ("a", "b"):
+            st = _side(_run_stats(r, w[s].get("value", w["value"])), w[s])
+            if w["stat"] != "slope": st = st[st["complete"]]
+            sides[s] = st.set_index(_UNIT_KEYS + [k for k in ("a", "tau") if k not in w["a"] and k not in w["b"]])[w["stat"]]
+        both = pd.concat(sides, axis=1).dropna()
+        per_unit = both.groupby(level=_UNIT_KEYS).mean()
+        out += [dict(claim=c["id"], dataset=i[0], unit=f"split {i[1]}/seed {i[2]}", side=s, value=v)
+                for i, row in per_unit.iterrows() for s, v in row.items()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd05
+_reproduce_design = reproduce   # the parts of Section 5's design (subset, paper), as defined above
+
+def reproduce(out_dir=None,   # results folder (default: results_dir("alternatives"))
+              *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)
+              quick=False,    # the design's quick run; confirm: the first held-out set, split 0, fold 0
+              datasets=None,  # names (default: each part's own); CONFIRM_SETS select confirm's sets
+              seeds=None,     # the folds to run, 0-based (default: SEEDS, all five; (0,) when quick)
+              data_home=None,
+              n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
+              scheduler=None, # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
+              ) -> dict:      # part name -> the tidy records (confirm: the verdicts) written for it
+    """The parts of Section 5's design (see above) and 'confirm': the claims of claims.json, frozen, on CONFIRM_SETS
+    over CONFIRM_SPLITS × the folds `seeds`, written by `confirm_part` to out_dir/confirm with its own meta.json."""
+    parts = list(DEFAULT_PARTS) if parts is None else _check_names("parts", parts, PARTS)
+    names = None if datasets is None else [datasets] if isinstance(datasets, str) else list(datasets)
+    design = [p for p in parts if p != "confirm"]
+    held = [d for d in (names or []) if d in CONFIRM_SETS] if "confirm" in parts else []
+    if not design and names is not None: _check_names("datasets", names, CONFIRM_SETS)   # confirm alone
+    folds = _check_seeds(((0,) if quick else CONFIRM_SEEDS) if seeds is None else seeds)
+    tables = {}
+    if design and not (held and len(held) == len(names)):   # the design's parts, unless only held-out sets are named
+        rest = [d for d in names if d not in held] if held else names
+        tables.update(_reproduce_design(out_dir, parts=design, quick=quick, datasets=rest, seeds=seeds,
+                                        data_home=data_home, n_jobs=n_jobs, scheduler=scheduler))
+    if "confirm" in parts:   # last, in its own folder with its own meta.json (experiments.confirm_part)
+        sets = held or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
+        splits = CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS
+        base = results_dir("alternatives") if out_dir is None else Path(out_dir)
+        grid = [dict(dataset=d, split=s, seed=f) for d in sets for s in splits for f in folds]
+        protocol = dict(splits=list(splits), objective="MI", k=REPRO_DESIGN["k"], taus=REPRO_DESIGN["taus"],
+                        a_max=REPRO_DESIGN["a_max"], searches=["seq.", "sim. (sum)", "sim. (min)", "rep.", "bal."],
+                        solver=REPRO_DESIGN["solver"], time_limit_per_set_s=REPRO_DESIGN["time_limit_per_set_s"],
+                        random_state=REPRO_DESIGN["random_state"],
+                        split="stratified 5-fold partition with random_state = split (0: the chapter's); seed = the fold")
+        tables["confirm"] = confirm_part("alternatives", partial(confirm_cell, data_home=data_home), grid,
+                                         confirm_frame, base / "quick" if quick else base, n_jobs=n_jobs,
+                                         scheduler=scheduler, seeds=folds, datasets=list(sets), design=protocol)
+    return tables
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #projfn01
 def lpt_makespan(costs, workers: int) -> float:  # costs: seconds of the independent units; workers >= 1
