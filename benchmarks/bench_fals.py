@@ -329,6 +329,17 @@ def profile(args, print):
         FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
     print("torch profiler, one fit (its times are not reported: the profiler slows what it records):")
     print(p.key_averages().table(sort_by="self_cpu_time_total", row_limit=20))
+    # one training epoch alone, by operator and shape: where an epoch's time goes beside its three B x H x C products
+    from mlxplain.fals import _check_X, make_tlp, train_tlp
+    f = FALS(random_state=0, n_threads=1)
+    Xs = f._fit_scale(_check_X(X))
+    D, C = X.shape[1], Y.shape[1]
+    torch.manual_seed(0)
+    net = make_tlp(D, int(np.ceil(np.sqrt(D * C))), C)
+    with tprofile(activities=[ProfilerActivity.CPU], record_shapes=True) as p:
+        train_tlp(net, Xs, np.asarray(Y, dtype=np.float32), 1)
+    print("torch profiler, one training epoch by operator and input shapes:")
+    print(p.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=16))
     pr = cProfile.Profile()
     pr.enable()
     FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
