@@ -12,13 +12,13 @@ from functools import partial
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN', 'PAPER_DATASETS',
-           'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLE3', 'PAPER_TABLE4', 'PAPER_TABLE5',
-           'PAPER_TABLE6', 'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES', 'FORMING_SETS',
-           'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS', 'summarize', 'within_run_stats', 'figure4_gaps',
-           'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives', 'heuristic_not_solved',
-           'comparable_tables', 'unit_costs', 'cell_costs', 'paper_sizes', 'reproduce', 'load_results',
-           'load_provenance', 'confirm_cell', 'confirm_frame', 'lpt_makespan', 'project_paper_design',
+__all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'DESIGN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN',
+           'PAPER_DATASETS', 'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLE3', 'PAPER_TABLE4',
+           'PAPER_TABLE5', 'PAPER_TABLE6', 'PAPER_FIG1_MCC', 'FIGURE4_PAIRS', 'STATUSES', 'PAPER_N_FEATURES',
+           'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS', 'summarize', 'within_run_stats',
+           'figure4_gaps', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
+           'heuristic_not_solved', 'comparable_tables', 'unit_costs', 'cell_costs', 'paper_sizes', 'load_results',
+           'load_provenance', 'confirm_cell', 'confirm_frame', 'reproduce', 'lpt_makespan', 'project_paper_design',
            'write_projection']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #ae3268ae
@@ -36,7 +36,8 @@ REPRO_DATASETS = ["hepatitis", "house_votes_84", "spect", "credit_a"]
 QUICK_DATASETS = ["hepatitis"]
 DATASETS = REPRO_DATASETS  # the default part's data sets
 SEEDS = (0, 1, 2, 3, 4)  # the replicates are the folds of one 5-fold split: `seeds` selects folds (0-based)
-PARTS = ("subset", "paper")  # REPRO_DESIGN on REPRO_DATASETS; PAPER_RUN_DESIGN on PAPER_DATASETS
+DESIGN_PARTS = ("subset", "paper")  # REPRO_DESIGN on REPRO_DATASETS; PAPER_RUN_DESIGN on PAPER_DATASETS
+PARTS = DESIGN_PARTS + ("confirm",)  # confirm: the claims on held-out sets (written to its own folder)
 DEFAULT_PARTS = ("subset",)
 REPRO_DESIGN = {"k": 5, "taus": [0.2, 0.4, 0.6, 0.8, 1.0], "a_max": 5, "a_max_mrmr_simultaneous": 3,
                 "time_limit_per_set_s": 3.0, "solver": "cpsat", "formulation": "fast",
@@ -475,8 +476,8 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler):
     return df, facts
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a4c1cfa4
-def reproduce(out_dir=None,   # results folder (default: results_dir("alternatives"))
-              *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)
+def _reproduce_design(out_dir=None,   # results folder (default: results_dir("alternatives"))
+              *, parts=None,  # names from DESIGN_PARTS (default: DEFAULT_PARTS)
               quick=False,    # QUICK_DATASETS, fold 0, written to out_dir / "quick"
               datasets=None,  # names (default: each part's own, or QUICK_DATASETS when quick)
               seeds=None,     # the folds to run, 0-based (default: SEEDS, all five; (0,) when quick)
@@ -488,7 +489,7 @@ def reproduce(out_dir=None,   # results folder (default: results_dir("alternativ
     'paper' runs PAPER_RUN_DESIGN on the paper's 30 data sets (records_paper.csv, ...). The protocol has one
     seed (25, the reference code's) and one 5-fold split, so its replicates are the folds: `seeds` selects
     folds. A part runs those of `datasets` it has; its tables cover this call, its cache every cell run."""
-    parts = list(DEFAULT_PARTS) if parts is None else _check_names("parts", parts, PARTS)
+    parts = list(DEFAULT_PARTS) if parts is None else _check_names("parts", parts, DESIGN_PARTS)
     valid = [d for d in PAPER_DATASETS if any(d in _PART_DESIGNS[p][1] for p in parts)]
     if datasets is not None: datasets = _check_names("datasets", datasets, valid)
     elif quick: datasets = QUICK_DATASETS
@@ -549,7 +550,6 @@ FORMING_SETS = tuple(REPRO_DATASETS)   # where the claims were formed: the sets 
 CONFIRM_SETS = ("backache", "molecular_biology_promoters")
 CONFIRM_SPLITS = (0, 1, 2)   # seed of the stratified 5-fold partition: 0 is the chapter's (kfold random_state=0)
 CONFIRM_SEEDS = SEEDS        # the folds of each partition, as the chapter's `seeds`
-PARTS = PARTS + ("confirm",)  # confirm: the chapter's claims on held-out sets (written to its own folder)
 PART_DATASETS = {**PART_DATASETS, "confirm": CONFIRM_SETS}
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd02
@@ -608,8 +608,6 @@ def confirm_frame(rows,     # confirm_cell's records (or the chapter's, with spl
     return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd05
-_reproduce_design = reproduce   # the parts of Section 5's design (subset, paper), as defined above
-
 def reproduce(out_dir=None,   # results folder (default: results_dir("alternatives"))
               *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)
               quick=False,    # the design's quick run; confirm: the first held-out set, split 0, fold 0
