@@ -229,9 +229,10 @@ def epoch_parts(H, C, weights, batch_size, threads, reps=20):
 
 
 def _untraced():
-    "Refuse to time under a profiler or tracemalloc: both slow the work and skew the ratio (they run in other modes)."
+    """Refuse to time under a profiler (Python's or torch's) or tracemalloc: each slows the work and skews the ratio
+    (they run in other modes)."""
     import tracemalloc
-    if sys.getprofile() is not None or tracemalloc.is_tracing():
+    if sys.getprofile() is not None or tracemalloc.is_tracing() or torch.autograd._profiler_enabled():
         raise RuntimeError("a timed region would run under a profiler or tracemalloc")
 
 

@@ -1,0 +1,48 @@
+"The benchmarks' timed regions refuse to run under a profiler or tracemalloc (their memory and profile modes)."
+import importlib.util, sys, tracemalloc
+from pathlib import Path
+import pytest
+import torch
+
+BENCH = Path(__file__).parents[1] / "benchmarks"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+
+def _tracing_kinds(with_torch):
+    "Context managers for every kind of tracing a benchmark's other modes start."
+    from contextlib import contextmanager
+    @contextmanager
+    def malloc():
+        tracemalloc.start()
+        try: yield
+        finally: tracemalloc.stop()
+    @contextmanager
+    def python():
+        sys.setprofile(lambda *a: None)
+        try: yield
+        finally: sys.setprofile(None)
+    kinds = {"tracemalloc": malloc, "sys.setprofile": python}
+    if with_torch:
+        from torch.profiler import profile, ProfilerActivity
+        kinds["torch.profiler"] = lambda: profile(activities=[ProfilerActivity.CPU])
+    return kinds
+
+
+@pytest.mark.parametrize("bench,timers", [
+    ("bench_fals", ("_timed", "_fit_seconds")),
+    ("bench_prakel", ("best_of", "min_time")),
+])
+def test_timed_regions_refuse_tracing(bench, timers):
+    mod = _load(bench)
+    for name in timers:
+        mod.__dict__[name](lambda: None)                    # untraced: runs
+        for kind, ctx in _tracing_kinds(bench == "bench_fals").items():
+            with ctx():
+                with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
+                    mod.__dict__[name](lambda: None)
+    torch.set_num_threads(1)
