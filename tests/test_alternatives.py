@@ -1115,23 +1115,6 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
     assert log[1][0] == "cpsat" and log[1][1] is not None  # CP-SAT tried after the first round, with the bound
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 9), k=st.integers(1, 4), tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]),
-       ties=st.booleans())
-def test_two_sets_sum_closed_form_equals_brute_force(seed, n, k, tau, ties):
-    k = min(k, n)
-    rng = np.random.default_rng(seed)
-    q = rng.integers(-1, 3, n).astype(float) if ties else rng.random(n) - 0.2
-    p = {"kind": "linear", "q": q, "n": n}
-    sets, status, _ = solve_alternatives(p, k, tau, 2, aggregation="sum", formulation="fast", time_limit=None)
-    best = brute(lambda s: q[s].sum(), n, k, tau, 2, "sum")
-    if best == -np.inf:
-        assert status == "infeasible" and sets == [None, None]
-        return
-    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
-    assert len(set(sets[0]) & set(sets[1])) <= max_overlap(k, tau) and abs(q[sets[0]].sum() + q[sets[1]].sum() - best) <= 1e-9
-
-
 def test_step_search_budget_follows_its_progress():
     p = {"kind": "linear", "q": np.linspace(1, 0.1, 20), "n": 20}
     for nodes, shares in ((10**9, [0.5, 1.0, 2.0, 4.0, 4.0]), (0, [0.125, 0.0625, 0.0625, 0.0625, 0.0625])):
@@ -1146,24 +1129,28 @@ def test_step_search_budget_follows_its_progress():
         assert seen == shares  # answered: doubled up to 4; gave up: halved down to 1/16
 
 
-# --- the exact shortcuts: three sets in closed form, the step search's relaxation bound and incumbent, round limits ---
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 8), k=st.integers(1, 3), tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]),
-       ties=st.booleans())
-def test_three_sets_sum_closed_form_equals_brute_force(seed, n, k, tau, ties):
-    k = min(k, n)
-    rng = np.random.default_rng(seed)
-    q = rng.integers(-1, 3, n).astype(float) if ties else rng.random(n) - 0.2
-    p = {"kind": "linear", "q": q, "n": n}
-    sets, status, _ = solve_alternatives(p, k, tau, 3, aggregation="sum", formulation="fast", time_limit=None)
-    best = brute(lambda s: q[s].sum(), n, k, tau, 3, "sum")
-    if best == -np.inf:
-        assert status == "infeasible" and sets == [None, None, None]
-        return
-    ov = max_overlap(k, tau)
-    assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
-    assert all(len(set(a_) & set(b_)) <= ov for a_, b_ in itertools.combinations(sets, 2))
-    assert abs(sum(q[s].sum() for s in sets) - best) <= 1e-9
+# --- the exact shortcuts: two and three sets in closed form, the step search's relaxation bound and incumbent, round limits ---
+@pytest.mark.parametrize("n_sets,n_max,k_max,examples", [(2, 9, 4, 40), (3, 8, 3, 60)])
+def test_two_and_three_sets_sum_closed_forms_equal_brute_force(n_sets, n_max, k_max, examples):
+    "The closed forms of two and three sets with sum-aggregation against brute force (ties included)."
+    @settings(max_examples=examples, deadline=None)
+    @given(seed=st.integers(0, 10_000), n=st.integers(2, n_max), k=st.integers(1, k_max),
+           tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]), ties=st.booleans())
+    def check(seed, n, k, tau, ties):
+        k = min(k, n)
+        rng = np.random.default_rng(seed)
+        q = rng.integers(-1, 3, n).astype(float) if ties else rng.random(n) - 0.2
+        p = {"kind": "linear", "q": q, "n": n}
+        sets, status, _ = solve_alternatives(p, k, tau, n_sets, aggregation="sum", formulation="fast", time_limit=None)
+        best = brute(lambda s: q[s].sum(), n, k, tau, n_sets, "sum")
+        if best == -np.inf:
+            assert status == "infeasible" and sets == [None] * n_sets
+            return
+        ov = max_overlap(k, tau)
+        assert status == "optimal" and all(len(set(s.tolist())) == k for s in sets)
+        assert all(len(set(a_) & set(b_)) <= ov for a_, b_ in itertools.combinations(sets, 2))
+        assert abs(sum(q[s].sum() for s in sets) - best) <= 1e-9
+    check()
 
 
 def test_three_sets_sum_needs_no_solver(monkeypatch):
