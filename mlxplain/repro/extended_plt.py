@@ -25,10 +25,10 @@ from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, 
 
 # %% auto #0
 __all__ = ['PAPER_TRAIN_TIME', 'COUNTERPART', 'NORMALIZATIONS', 'SWEEP_SIGMAS', 'SWEEP_SETS', 'SEED_INTERVAL_SETS',
-           'SEED_TABLE_SETS', 'SEED_TABLE_TRAIN_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'SEEDS', 'QUICK_SEEDS',
-           'SWEEP_DATASETS', 'PART_DATASETS', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS',
-           'CONFIRM_PROTOCOL', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'BENCH_FILES',
-           'SWEEP_PROTOCOL', 'paper_results', 'yeast_contract', 'normalize_features', 'noise_sweep',
+           'SEED_TABLE_SETS', 'SEED_TABLE_TRAIN_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'SEEDS', 'SPLITS', 'UNIT_SEEDS',
+           'QUICK_SEEDS', 'SWEEP_DATASETS', 'PART_DATASETS', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS',
+           'CONFIRM_SEEDS', 'CONFIRM_PROTOCOL', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES',
+           'BENCH_FILES', 'SWEEP_PROTOCOL', 'paper_results', 'yeast_contract', 'normalize_features', 'noise_sweep',
            'seed_interval_cell', 'noise_ratio', 'confirm_cell', 'confirm_frame', 'reproduce', 'load_result',
            'load_facts']
 
@@ -239,8 +239,12 @@ def noise_sweep(dataset,                     # a set `load_split` reads, or a (t
                 max_train=1000,              # training rows kept (None: all)
                 max_test=500,                # test rows kept (None: all)
                 noise="dense",               # "dense" (paper) or "support", in training and test
-                data_home=None):             # data folder
+                data_home=None,              # data folder
+                split=None):                 # a set by name: None as `load_split` draws it with `seed`, s: resampled_split
     "Normal and adversarial PLTs on one set, scaling and seed: P@1 clean and per test σ, relative drop in %."
+    if split is not None:
+        if isinstance(dataset, tuple): raise ValueError("split: give a data set by name, or split=None with a (train, test) pair")
+        dataset = resampled_split(dataset, split, data_home)
     Xtr, Ytr, Xte, Yte = _sweep_data(dataset, normalization, seed, max_train, max_test, data_home)
     levels = (0.0,) + tuple(float(s) for s in test_sigmas)
     rows = []
@@ -340,16 +344,17 @@ def confirm_frame(rows,     # confirm_cell's records (one frame: dataset, normal
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #12a8c258
 PARTS = ("evaluation", "timing", "sweep", "seed_intervals", "seed_tables", "confirm")
 DEFAULT_PARTS = ("evaluation", "timing")
-SEEDS = tuple(range(10))   # of the sweep and the seed intervals; evaluation and timing fit once (seed 0)
-QUICK_SEEDS = 2            # quick: the first two seeds
+SEEDS = tuple(range(10))   # training seeds of the seed intervals; evaluation and timing fit once (seed 0)
+SPLITS = (0, 1, 2)         # of the sweep and confirm: 0 the official split, 1-2 stratified re-splits (resampled_split)
+UNIT_SEEDS = (0, 1, 2, 3, 4)   # of the sweep and confirm: a unit is one split × one seed
+QUICK_SEEDS = 2            # quick: the first two seeds (and the first two splits)
 SWEEP_DATASETS = SWEEP_SETS + ("corel5k", "bibtex")
 PART_DATASETS = {"evaluation": tuple(COUNTERPART), "timing": tuple(COUNTERPART), "sweep": SWEEP_DATASETS,
                  "seed_intervals": SEED_INTERVAL_SETS, "seed_tables": SEED_TABLE_SETS}
 FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
 # held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000), split 0 official, 5 seeds
 CONFIRM_SETS = ("birds", "flags", "genbase")
-CONFIRM_SPLITS = (0, 1, 2)
-CONFIRM_SEEDS = (0, 1, 2, 3, 4)
+CONFIRM_SPLITS, CONFIRM_SEEDS = SPLITS, UNIT_SEEDS
 CONFIRM_PROTOCOL = dict(max_train=1000, max_test=500, n_repeats=3, explain_instances=15)
 PART_DATASETS["confirm"] = CONFIRM_SETS
 DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
@@ -379,10 +384,11 @@ def _grid(part, sets, seeds, quick, data_home) -> tuple:
         return (partial(confirm_cell, data_home=data_home, **CONFIRM_PROTOCOL),
                 [dict(dataset=d, normalization=n, split=s, seed=int(k))
                  for d in sets for n in NORMALIZATIONS for s in splits for k in seeds])
-    if part == "sweep":
+    if part == "sweep":     # seeds: UNIT_SEEDS unless given; quick: the first two splits
+        splits = SPLITS[:2] if quick else SPLITS
         return (partial(noise_sweep, data_home=data_home),
-                [dict(dataset=d, normalization=n, seed=int(s), **SWEEP_PROTOCOL)
-                 for d in sets for n in NORMALIZATIONS for s in seeds])
+                [dict(dataset=d, normalization=n, split=s, seed=int(k), **SWEEP_PROTOCOL)
+                 for d in sets for n in NORMALIZATIONS for s in splits for k in seeds])
     grid = [dict(dataset=d, model=m) for d in sets for m in ("normal", "adversarial")]
     if part == "seed_tables":   # Tables 2-5's k and metrics over the first SEED_TABLE_TRAIN_SEEDS seeds
         return (partial(seed_interval_cell, train_seeds=tuple(seeds)[:SEED_TABLE_TRAIN_SEEDS],
@@ -425,15 +431,17 @@ def _run_part(part, out_dir, sets, seeds, quick, data_home, n_jobs, scheduler, r
     return tables[PART_FILES[part][0]], df.attrs.get("version"), facts
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #89ded83e
-def _design(parts, sets, seeds, quick) -> dict:
+def _design(parts, sets, seeds, quick, unit_seeds=UNIT_SEEDS) -> dict:
     "The protocol of this run as meta.json records it."
     return {"quick": quick, "parts": list(parts), "datasets_by_part": {p: list(sets[p]) for p in parts},
-            "seeds_by_part": {p: [0] if p in ("evaluation", "timing") else list(seeds) for p in parts},
+            "seeds_by_part": {p: [0] if p in ("evaluation", "timing") else list(unit_seeds if p == "sweep" else seeds)
+                              for p in parts},
             "subsampling": {d: _REPRO[d] for p in parts if p in ("evaluation", "timing") for d in sets[p]
                             if d in _REPRO},
             "models": {m: (n or "none") for m, n in _MODELS.items()}, "adversarial_sigma": 0.05,
             "noise_levels": [0, 0.01, 0.05, 0.1], "k": [1, 3, 5], "napkinxc_threads": 1,
-            "sweep": dict(SWEEP_PROTOCOL, normalizations=list(NORMALIZATIONS), sigmas=list(SWEEP_SIGMAS)),
+            "sweep": dict(SWEEP_PROTOCOL, normalizations=list(NORMALIZATIONS), sigmas=list(SWEEP_SIGMAS),
+                          splits=list(SPLITS[:2] if quick else SPLITS)),
             "seed_intervals": {"noise_levels": [0, 0.1], "k": 1, "n_repeats": 5, "adversarial_sigma": 0.05},
             "seed_tables": {"noise_levels": [0, 0.1], "k": [1, 3, 5], "n_repeats": 5,
                             "adversarial_sigma": 0.05, "train_seeds": list(seeds)[:SEED_TABLE_TRAIN_SEEDS]}}
@@ -462,7 +470,7 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS, QUICK_SEEDS seeds, fewer noise draws; to out_dir/"quick"
               datasets=None,   # run every part on these (default: PART_DATASETS, quick: QUICK_PART_DATASETS)
-              seeds=None,      # ints (default: SEEDS; confirm: CONFIRM_SEEDS) for the sweep, seed intervals, confirm
+              seeds=None,      # ints (default: SEEDS for the seed intervals, UNIT_SEEDS for the sweep and confirm)
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
               scheduler=None,  # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
@@ -470,7 +478,7 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     "The chapter's experiments: each part's grid through `run_grid`, its tidy CSVs and one meta.json (`confirm`: its own)."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
     datasets = check_datasets(datasets, DATASETS)
-    confirm_seeds = check_seeds(seeds, CONFIRM_SEEDS[:QUICK_SEEDS] if quick else CONFIRM_SEEDS)
+    unit_seeds = check_seeds(seeds, UNIT_SEEDS[:QUICK_SEEDS] if quick else UNIT_SEEDS)
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     out_dir = Path(out_dir) if out_dir is not None else results_dir("extended_plt")
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
@@ -482,19 +490,20 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     versions, facts = dict(earlier.get("code_version") or {}), dict(earlier.get("facts") or {})
     tables = {}
     if "confirm" in parts:   # its own folder and meta.json: <out_dir>/confirm (see experiments.confirm_part)
-        func, grid = _grid("confirm", sets["confirm"], confirm_seeds, quick, data_home)
+        func, grid = _grid("confirm", sets["confirm"], unit_seeds, quick, data_home)
         tables["confirm"] = confirm_part("extended_plt", func, grid, confirm_frame, out_dir, n_jobs=n_jobs,
-                                         scheduler=scheduler, seeds=confirm_seeds, datasets=list(sets["confirm"]),
+                                         scheduler=scheduler, seeds=unit_seeds, datasets=list(sets["confirm"]),
                                          design=dict(CONFIRM_PROTOCOL, splits=list(CONFIRM_SPLITS[:2] if quick else CONFIRM_SPLITS),
                                                      normalizations=list(NORMALIZATIONS), train_sigma=0.05,
                                                      test_sigma=0.1, noise="dense"))
         parts = tuple(p for p in parts if p != "confirm")
         if not parts: return tables
     for part in parts:
-        tables[part], versions[part], facts[part] = _run_part(part, out_dir, sets[part], seeds, quick,
+        tables[part], versions[part], facts[part] = _run_part(part, out_dir, sets[part],
+                                                              unit_seeds if part == "sweep" else seeds, quick,
                                                               data_home, n_jobs, scheduler, run)
     versions, runs = _row_provenance(out_dir, parts, versions, earlier.get("runs") or {})
-    write_meta(out_dir, chapter="extended_plt", seeds=seeds, design=_design(parts, sets, seeds, quick),
+    write_meta(out_dir, chapter="extended_plt", seeds=seeds, design=_design(parts, sets, seeds, quick, unit_seeds),
                datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
                n_jobs=n_jobs, started=started, code_version=versions, facts=facts,
                files={**(earlier.get("files") or {}), **{p: list(PART_FILES[p]) for p in parts}},
