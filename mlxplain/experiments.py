@@ -19,8 +19,8 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['META_FORMAT', 'CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'CONFIRM_FILES', 'expand_grid',
            'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules', 'auto_version', 'timer',
-           'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'check_parts', 'check_datasets', 'check_seeds',
-           'holm', 'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split',
+           'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'row_provenance', 'check_parts', 'check_datasets',
+           'check_seeds', 'holm', 'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split',
            'spearman_permutation', 'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims',
            'claims_markdown', 'confirm_part', 'confirm_recomputed']
 
@@ -609,6 +609,25 @@ def read_meta(out_dir) -> dict:
     if meta.get("format") != META_FORMAT:
         raise ValueError(f"{p} has format {meta.get('format')!r}, not {META_FORMAT!r}: not from write_meta")
     return meta
+
+# %% ../nbs/03_experiments.ipynb #b652a51a
+def row_provenance(out_dir,     # the results folder
+                   files,       # {part: file names in out_dir}: the tidy tables of each part written this call
+                   versions,    # {part: code version(s)} so far (e.g. an earlier meta.json's code_version)
+                   runs,        # {run label: {"code_version": {part: version(s)}, ...}} so far
+                   ) -> tuple:  # (versions, runs), updated for the parts in `files`
+    "meta.json's `code_version` and `runs` as the rows of `files` carry them: a part's version(s), and per run its parts' versions."
+    versions, runs = dict(versions), {r: {**v, "code_version": dict(v.get("code_version") or {})} for r, v in runs.items()}
+    def one(v): return sorted(set(v))[0] if len(set(v)) == 1 else sorted(set(v))
+    for part, names in files.items():
+        found = [pd.read_csv(Path(out_dir) / f, dtype={"_version": str, "_run": str})
+                 for f in names if (Path(out_dir) / f).exists()]
+        if not found: continue
+        tags = pd.concat(found).reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
+        versions[part] = one(tags["_version"])
+        for r, v in tags.groupby("_run")["_version"]:
+            runs.setdefault(r, {}).setdefault("code_version", {})[part] = one(v)
+    return versions, runs
 
 # %% ../nbs/03_experiments.ipynb #a59c0138
 def check_parts(parts, valid, default) -> tuple:  # None or names; valid: PARTS; default: DEFAULT_PARTS

@@ -29,7 +29,7 @@ from ..alternatives import (AlternativeFeatureSelector, tree_mcc, greedy_balanci
 from ..checks import check_choice
 from ..data import load, kfold
 from ..plots import paper_vs_ours
-from ..experiments import run_grid, write_meta, read_meta, results_dir, atomic_write_csv
+from ..experiments import run_grid, write_meta, read_meta, results_dir, atomic_write_csv, row_provenance
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #b02ed296
 REPRO_DATASETS = ["hepatitis", "house_votes_84", "spect", "credit_a"]
@@ -451,8 +451,9 @@ def _file(name, part) -> str:
     return f"{name}.csv" if part == "subset" else f"{name}_{part}.csv"
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a1e4e21f
-def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler):
-    "Run one part's grid (cached in out_dir/_cache), write its tidy tables; return (records, its facts)."
+def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=None):
+    """Run one part's grid (cached in out_dir/_cache), write its tidy tables; return (records, its facts).
+    Every record keeps `_version` and `_run` (the code and the `reproduce` call, labelled `run`, that computed it)."""
     D = _PART_DESIGNS[part][0]
     cell = partial(_repro_cell, data_home=data_home, design=D)
     ks, objectives = _cell_keys(D)  # the paper part's cells: (data set, fold, k, objective), scheduled apart
@@ -460,7 +461,7 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler):
     grid = {"dataset": datasets, "fold": folds, **units}
     t0, c0 = time.perf_counter(), time.process_time()
     df = run_grid(cell, grid, cache=out_dir / "_cache" / f"{part}.csv",
-                  n_jobs=n_jobs, scheduler=scheduler, version="auto", desc=f"alternatives ({part})")
+                  n_jobs=n_jobs, scheduler=scheduler, version="auto", desc=f"alternatives ({part})", run=run)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     atomic_write_csv(df, out_dir / _file("records", part))
     if part == "paper":  # one row per (data set, fold, k) cell: its wall and CPU seconds, its stopped solves
@@ -498,16 +499,23 @@ def _reproduce_design(out_dir=None,   # results folder (default: results_dir("al
     out_dir = out_dir / "quick" if quick else out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     started, results, facts = time.time(), {}, {}
+    run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
     for part in parts:
         own = _PART_DESIGNS[part][1]
         sets = [d for d in (datasets or own) if d in own]
         if not sets: continue
-        results[part], facts[part] = _run_part(part, sets, folds, out_dir, data_home, n_jobs, scheduler)
-    used = [d for d in PAPER_DATASETS if any(d in f["design"]["datasets"] for f in facts.values())]
-    def per(key): return {p: f[key] for p, f in facts.items()}
+        results[part], facts[part] = _run_part(part, sets, folds, out_dir, data_home, n_jobs, scheduler, run)
+    if not facts: return results
+    try: earlier = read_meta(out_dir)          # the other part's record, from an earlier call, stays
+    except (FileNotFoundError, ValueError): earlier = {}
+    def per(key): return {**(earlier.get(key) or {}), **{p: f[key] for p, f in facts.items()}}
+    versions, runs = row_provenance(out_dir, {p: [_file("records", p)] for p in facts},
+                                    earlier.get("code_version") or {}, earlier.get("runs") or {})
+    used = [d for d in PAPER_DATASETS if any(d in f["datasets"] for f in per("design").values())]
     write_meta(out_dir, chapter="alternatives", seeds=folds, design=per("design"), datasets=used,
                scheduler=scheduler, n_jobs=n_jobs, started=started, finished=time.time(),
-               code_version=per("version"), quick=quick, paper=PAPER_DESIGN,
+               code_version=versions, runs=runs, files={p: [_file("records", p)] for p in per("design")},
+               quick=quick, paper=PAPER_DESIGN,
                seeds_are="fold indices (0-based) of one stratified 5-fold split (kfold, random_state=0)",
                n_records=per("n_records"), wall_s=per("wall_s"), cpu_s=per("cpu_s"),
                note_timing="cached cells (same code version) are read, not rerun: the times cover new cells")

@@ -18,6 +18,7 @@ from ..checks import check_X, check_Y, check_int
 from ..data import load, load_split, registry, train_test_split
 from ..experiments import atomic_write_csv, read_meta, results_dir, run_grid, write_meta
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
+from ..experiments import row_provenance
 from ..metrics import precision_at_k
 from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, add_noise,
                                    adversarial_evaluation, attack_evaluation, explain, faithfulness,
@@ -446,20 +447,6 @@ def _design(parts, sets, seeds, quick, unit_seeds=UNIT_SEEDS) -> dict:
             "seed_tables": {"noise_levels": [0, 0.1], "k": [1, 3, 5], "n_repeats": 5,
                             "adversarial_sigma": 0.05, "train_seeds": list(seeds)[:SEED_TABLE_TRAIN_SEEDS]}}
 
-def _row_provenance(out_dir, parts, versions, runs) -> tuple:
-    """`versions` ({part: code version(s)}) and `runs` ({run: {"code_version": {part: ...}}}) updated with what the
-    rows of the parts' files carry (rows read from the cache keep the label of the call that computed them)."""
-    versions, runs = dict(versions), {r: dict(v) for r, v in runs.items()}
-    for part in parts:
-        rows = pd.concat([pd.read_csv(out_dir / f, dtype={"_version": str, "_run": str})
-                          for f in PART_FILES[part] if (out_dir / f).exists()])
-        tags = rows.reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
-        one = lambda v: sorted(set(v))[0] if len(set(v)) == 1 else sorted(set(v))
-        versions[part] = one(tags["_version"])
-        for r, v in tags.groupby("_run")["_version"]:
-            runs.setdefault(r, {}).setdefault("code_version", {})[part] = one(v)
-    return versions, runs
-
 def _earlier(out_dir) -> dict:
     "The meta.json an earlier `reproduce` wrote to out_dir ({} when there is none in write_meta's format)."
     try: return read_meta(out_dir)
@@ -502,7 +489,7 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
         tables[part], versions[part], facts[part] = _run_part(part, out_dir, sets[part],
                                                               unit_seeds if part == "sweep" else seeds, quick,
                                                               data_home, n_jobs, scheduler, run)
-    versions, runs = _row_provenance(out_dir, parts, versions, earlier.get("runs") or {})
+    versions, runs = row_provenance(out_dir, {p: PART_FILES[p] for p in parts}, versions, earlier.get("runs") or {})
     write_meta(out_dir, chapter="extended_plt", seeds=seeds, design=_design(parts, sets, seeds, quick, unit_seeds),
                datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
                n_jobs=n_jobs, started=started, code_version=versions, facts=facts,
