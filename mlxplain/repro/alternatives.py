@@ -19,7 +19,7 @@ __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'DESIGN_PART
            'figure4_gaps', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
            'heuristic_not_solved', 'comparable_tables', 'unit_costs', 'cell_costs', 'paper_sizes', 'load_results',
            'load_provenance', 'confirm_cell', 'confirm_frame', 'reproduce', 'lpt_makespan', 'project_paper_design',
-           'write_projection']
+           'write_projection', 'write_paper_slice']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #ae3268ae
 import numpy as np
@@ -505,8 +505,13 @@ def _reproduce_design(out_dir=None,   # results folder (default: results_dir("al
         sets = [d for d in (datasets or own) if d in own]
         if not sets: continue
         results[part], facts[part] = _run_part(part, sets, folds, out_dir, data_home, n_jobs, scheduler, run)
-    if not facts: return results
-    try: earlier = read_meta(out_dir)          # the other part's record, from an earlier call, stays
+    if facts: _write_design_meta(out_dir, facts, folds, started=started, scheduler=scheduler, n_jobs=n_jobs, quick=quick)
+    return results
+
+def _write_design_meta(out_dir, facts, folds, *, started, scheduler=None, n_jobs=1, quick=False):
+    """meta.json for the parts in `facts` ({part: _run_part's facts}); another part's record from an earlier call stays,
+    and the code versions and runs are those the parts' records carry (`row_provenance`)."""
+    try: earlier = read_meta(out_dir)
     except (FileNotFoundError, ValueError): earlier = {}
     def per(key): return {**(earlier.get(key) or {}), **{p: f[key] for p, f in facts.items()}}
     versions, runs = row_provenance(out_dir, {p: [_file("records", p)] for p in facts},
@@ -519,7 +524,6 @@ def _reproduce_design(out_dir=None,   # results folder (default: results_dir("al
                seeds_are="fold indices (0-based) of one stratified 5-fold split (kfold, random_state=0)",
                n_records=per("n_records"), wall_s=per("wall_s"), cpu_s=per("cpu_s"),
                note_timing="cached cells (same code version) are read, not rerun: the times cover new cells")
-    return results
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #e990793b
 def load_results(name,            # a table reproduce writes: 'records', 'table3'..'table6', 'figure4', ...
@@ -777,3 +781,29 @@ def write_projection(out_dir=None, data_home=None, time_limit: float = 60.0) -> 
     atomic_write_csv(summary, out_dir / "paper_projection.csv")
     return summary
 
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #e3ad68d1
+def write_paper_slice(out_dir=None,    # results folder (default: results_dir("alternatives"))
+                      data_home=None,
+                      ) -> pd.DataFrame:  # the slice's records
+    """records_paper.csv from the paper part's cache: the units a stopped `reproduce(parts=("paper",))` finished, each
+    with the `_version` and `_run` that computed it; writes paper_cell_costs.csv and records the slice in meta.json."""
+    out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
+    cache = out_dir / "_cache" / "paper.csv"
+    if not cache.exists():
+        raise FileNotFoundError(f"{cache} does not exist: run `mlxplain reproduce alternatives --parts paper` "
+                                f"(with --out {out_dir}) and stop it once the units you want have finished")
+    df = pd.read_csv(cache, dtype={"_version": str, "_run": str}).drop(columns=["_cell"], errors="ignore")
+    if "_run" not in df or df["_run"].isna().any():
+        raise ValueError(f"{cache}: rows without a run label; rerun the part (reproduce labels every row it computes)")
+    units = df.drop_duplicates(["dataset", "fold", "k", "objective"])
+    atomic_write_csv(df, out_dir / _file("records", "paper"))
+    sizes = paper_sizes(sorted(df.dataset.unique()), data_home)
+    atomic_write_csv(cell_costs(df, dict(zip(sizes.dataset, sizes.n_samples))), out_dir / "paper_cell_costs.csv")
+    design = {**PAPER_RUN_DESIGN, "datasets": sorted(df.dataset.unique()), "folds": sorted(int(f) for f in df.fold.unique()),
+              "slice": [f"{d}, fold {f}, k = {k}, {o}" for d, f, k, o in
+                        units[["dataset", "fold", "k", "objective"]].itertuples(index=False)]}
+    facts = {"design": design, "n_records": int(len(df)), "wall_s": round(float(units.cell_wall_s.sum()), 1),
+             "cpu_s": round(float(units.cell_cpu_s.sum()), 1)}
+    _write_design_meta(out_dir, {"paper": facts}, design["folds"], started=None)
+    return df
