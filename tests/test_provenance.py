@@ -59,7 +59,6 @@ MIXED = {
                             "under 3e44bb8a4674), corel5k/bibtex/20ng seeds 1-4 3e44bb8a4674 (07:50)",
     ("fals", "fig8_k.csv"): "686cc28b41b5 (emotions, yeast, scene; 2026-11-25) and b879fa4b701b (the four large "
                             "sets; 2026-11-23)",
-    ("fals", "fig9_hidden.csv"): "9a7d4e85ecc1 (emotions, yeast, scene) and 786337fd6558 (the four large sets)",
     ("fals", "scale_default.csv"): "2213c53427f6 (five small sets) and 686cc28b41b5 (bibtex, corel5k)",
     ("prakel", "runs.csv"): "f803713a2637 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in commit 082df2c)",
     ("prakel", "runs_csrakel.csv"): "b8ae9e046d68 (splits 0-2) and c177a6651249 (splits 3-9, merged in 082df2c)",
