@@ -610,7 +610,7 @@ def read_meta(out_dir) -> dict:
         raise ValueError(f"{p} has format {meta.get('format')!r}, not {META_FORMAT!r}: not from write_meta")
     return meta
 
-# %% ../nbs/03_experiments.ipynb #b0c6b483
+# %% ../nbs/03_experiments.ipynb #rowprov02
 def row_provenance(out_dir,     # the results folder
                    files,       # {part: file names in out_dir}: the tidy tables of each part written this call
                    versions,    # {part: code version(s)} so far (e.g. an earlier meta.json's code_version)

@@ -782,7 +782,7 @@ def write_projection(out_dir=None, data_home=None, time_limit: float = 60.0) -> 
     return summary
 
 
-# %% ../../nbs/40a_alternatives_experiments.ipynb #e3ad68d1
+# %% ../../nbs/40a_alternatives_experiments.ipynb #pslice02
 def write_paper_slice(out_dir=None,    # results folder (default: results_dir("alternatives"))
                       data_home=None,
                       ) -> pd.DataFrame:  # the slice's records
