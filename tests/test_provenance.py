@@ -61,8 +61,6 @@ MIXED = {
                             "sets; 2026-11-23)",
     ("fals", "scale_default.csv"): "2213c53427f6 (five small sets) and 686cc28b41b5 (bibtex, corel5k)",
     ("prakel", "runs.csv"): "f803713a2637 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in commit 082df2c)",
-    ("prakel", "runs_csrakel.csv"): "b8ae9e046d68 (splits 0-2) and c177a6651249 (splits 3-9, merged in 082df2c)",
-    ("prakel", "runs_onesided.csv"): "69137c93f478 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in 0045cfa)",
 }
 
 

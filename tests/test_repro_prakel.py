@@ -245,3 +245,18 @@ def test_merge_runs_names_a_temporary_source_by_its_record_not_its_path(tmp_path
     assert meta["merged_from"][0] == "." and meta["merged_from"][1]["temporary_folder"] is True
     assert meta["merged_from"][1]["code_version"] == {"main": "vb"} and meta["merged_from"][1]["seeds"] == [1]
     assert "scratch" not in json.dumps(meta) and "vb" in meta["code_version"]["main"]
+
+
+def test_a_partial_reproduce_keeps_the_other_parts_record(tmp_path, need_data):
+    "meta.json after a call that ran one part: the other parts keep their splits, code versions and runs (with notes)."
+    from mlxplain.repro.prakel import _finish
+    need_data("emotions", "yeast")
+    _fake_part([0, 1]).assign(_version="v0", _run="r0").to_csv(tmp_path / "runs.csv", index=False)
+    write_meta(tmp_path, chapter="prakel", code_version={"main": "v0"}, design={"seeds_per_part": {"main": [0, 1]}},
+               runs={"r0": {"code_version": {"main": "v0"}, "note": "kept"}}, stale_rows={"main": "a note"})
+    _fake_part([0, 1, 2]).assign(_version="v1", _run="r1").to_csv(tmp_path / "runs_onesided.csv", index=False)
+    meta = _finish(tmp_path, {"onesided": [0, 1, 2]}, ["emotions", "yeast"], None, started=0)
+    assert meta["code_version"] == {"main": "v0", "onesided": "v1"}
+    assert meta["design"]["seeds_per_part"] == {"main": [0, 1], "onesided": [0, 1, 2]}
+    assert meta["runs"] == {"r0": {"code_version": {"main": "v0"}, "note": "kept"}, "r1": {"code_version": {"onesided": "v1"}}}
+    assert meta["files"] == {"main": ["runs.csv"], "onesided": ["runs_onesided.csv"]} and meta["stale_rows"] == {"main": "a note"}

@@ -17,9 +17,9 @@ from sklearn.linear_model import LogisticRegression, Ridge, RidgeClassifier
 from sklearn.preprocessing import StandardScaler
 from ..data import load
 from ..learners import BinaryRelevance
-from ..experiments import (run_grid, auto_version, write_meta, read_meta, results_dir, atomic_write_csv,
+from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv,
                                   atomic_write_json, check_parts, check_datasets, check_seeds, holm,
-                                  confirm_part)
+                                  confirm_part, row_provenance)
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
@@ -487,24 +487,35 @@ def load_runs(out_dir=None,   # results folder (default: nbs/results/prakel)
     return pd.concat(frames, ignore_index=True).drop(columns=["_cell", "_version", "_run"], errors="ignore")
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #ffac4184
-def _finish(out_dir, part_seeds, datasets, data_home, versions, *, quick=False, **meta):
-    "The summaries of every part in out_dir, the data sets' statistics (datasets.csv) and meta.json."
+_META_FIELDS = ("format", "chapter", "package", "code_version", "git_commit", "datasets", "seeds", "design", "started",
+                "finished", "duration_s", "scheduler", "n_jobs", "host", "files", "runs")   # what _finish writes anew
+
+def _finish(out_dir, part_seeds, datasets, data_home, *, quick=False, **meta):
+    """The summaries of every part in out_dir, the data sets' statistics (datasets.csv) and meta.json. The parts this
+    call did not run keep their record (splits, runs and notes of an earlier meta.json); every part's code versions
+    and runs are those its rows carry (`row_provenance`)."""
     done = [p for p in RUN_PARTS if (out_dir / _RUN_FILES[p]).exists()]
     summarize(load_runs(out_dir, done), out_dir)   # the summaries cover every part run so far
     atomic_write_csv(dataset_stats(datasets, data_home), out_dir / "datasets.csv")
+    try: earlier = read_meta(out_dir)
+    except (FileNotFoundError, ValueError): earlier = {}
+    by_part = {**((earlier.get("design") or {}).get("seeds_per_part") or {}),
+               **{p: [int(s) for s in v] for p, v in part_seeds.items()}}
+    by_part = {p: by_part[p] for p in done if p in by_part}
     design = dict(split="random 75/25 train/test; the last third of training for validation",
                   k_grid="{2, 4}; {3} when K > 20", ridge_alpha=_ALPHAS, epcc="5 chains, C in {0.1, 1}",
-                  mlknn_k=10, losses=_LOSSES, onesided_losses=_OS_LOSSES, parts=list(part_seeds),
-                  seeds_per_part={p: [int(s) for s in v] for p, v in part_seeds.items()}, quick=quick)
-    seeds = sorted({int(s) for v in part_seeds.values() for s in v})
-    files, runs = {p: [_RUN_FILES[p]] for p in done}, {}
-    for p in done:   # every (run, code version) the rows of a part name, as meta.json's `runs` records them
-        tags = pd.read_csv(out_dir / _RUN_FILES[p], dtype={"_version": str, "_run": str}
-                           ).reindex(columns=["_run", "_version"]).fillna("unrecorded").drop_duplicates()
-        for r, v in tags.groupby("_run")["_version"]:
-            runs.setdefault(r, {"code_version": {}})["code_version"][p] = sorted(v)[0] if len(v) == 1 else sorted(v)
+                  mlknn_k=10, losses=_LOSSES, onesided_losses=_OS_LOSSES, parts=list(by_part),
+                  seeds_per_part=by_part, quick=quick)
+    seeds = sorted({s for v in by_part.values() for s in v})
+    files = {p: [_RUN_FILES[p]] for p in done}
+    kept = {r: {**v, "code_version": {p: x for p, x in (v.get("code_version") or {}).items() if p not in done}}
+            for r, v in (earlier.get("runs") or {}).items()}   # the parts' runs come from their rows
+    versions, runs = row_provenance(out_dir, files, {}, kept)
+    runs = {r: v for r, v in runs.items() if v["code_version"]}
+    notes = {k: v for k, v in earlier.items() if k not in _META_FIELDS and k not in meta}   # e.g. stale_rows
+    meta.setdefault("finished", time.time())
     return write_meta(out_dir, chapter="prakel", seeds=seeds, design=design, datasets=list(datasets),
-                      finished=time.time(), code_version=versions, files=files, runs=runs, **meta)
+                      code_version=versions, files=files, runs=runs, **notes, **meta)
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
 def reproduce(out_dir=None,   # results folder (default: experiments.results_dir("prakel"))
@@ -524,18 +535,17 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
     part_seeds = _part_seeds(parts, seeds, quick)
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
     out_dir = out_dir / "quick" if quick else out_dir
-    started, tables, versions = time.time(), {}, {}
+    started, tables = time.time(), {}
     run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
     main, parts = parts, tuple(p for p in parts if p != "confirm")
     for part in parts:
         func, grid = _grids(datasets, part_seeds[part], data_home)[part]
         df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
                       scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}", run=run)
-        versions[part] = auto_version(func)   # rows read from the cache carry the same version
         tables[part] = df.drop(columns=["_cell"], errors="ignore")
         atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
     if parts:
-        _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, versions, quick=quick, started=started,
+        _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, quick=quick, started=started,
                 scheduler=scheduler, n_jobs=n_jobs)
     if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
         sets = held_out or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
@@ -606,16 +616,16 @@ def merge_runs(out_dir=None,   # results folder whose tables are extended (defau
     "Add the splits in `sources` to out_dir's tables in reproduce's grid order; summaries, meta.json anew."
     out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
     folders = [out_dir] + [Path(s) for s in sources]
-    tables, part_seeds, versions, datasets = {}, {}, {}, []
+    tables, part_seeds, datasets = {}, {}, []
     for part, f in _RUN_FILES.items():
         have = [d for d in folders if (d / f).exists()]
         if not have:
             continue
-        tables[part], part_seeds[part], ds, versions[part] = _merge_part(part, have)
+        tables[part], part_seeds[part], ds, _ = _merge_part(part, have)   # its versions: from the rows (_finish)
         datasets += [d for d in ds if d not in datasets]
     for part, df in tables.items():   # only after every part merged: nothing is written on an error
         atomic_write_csv(df, out_dir / _RUN_FILES[part])
-    _finish(out_dir, part_seeds, datasets, data_home, versions,
+    _finish(out_dir, part_seeds, datasets, data_home,
             merged_from=[_source_entry(d, out_dir) for d in folders])
     return {p: df.drop(columns=["_version", "_run"]) for p, df in tables.items()}   # as load_runs reads them
 
