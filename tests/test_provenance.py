@@ -48,9 +48,6 @@ NOT_YET = {
                     "code version (sweep_meta.json has none); no row carries _version or _run (reproduce writes "
                     "them since this test was added): needs a rerun, `mlxplain reproduce extended_plt --parts "
                     "evaluation,timing,sweep,seed_intervals,seed_tables`",
-    "alternatives": "no meta.json is committed (records.csv carries _version ea07cc35b0c6 but no _run; "
-                    "records_paper.csv carries neither), and its reproduce does not ask run_grid for row tags yet "
-                    "(run=...): needs that, then `mlxplain reproduce alternatives`",
 }
 # Files that hold rows of several code versions: they pass once their part is rerun in one call.
 MIXED = {
