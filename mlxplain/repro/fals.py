@@ -116,6 +116,10 @@ def _data(name, data_home=None):
     "(train, test) split of `name`: the data set's own split, else 2:1 iterative stratification."
     return load_split(name, test_size=1/3, random_state=0, data_home=data_home)
 
+def _unit_split(name, split=0, data_home=None):
+    "(train, test) of a unit's split: 0 the set's own (`_data`), s >= 1 a stratified re-split of the union (resampled_split)."
+    return _data(name, data_home) if split == 0 else resampled_split(name, split, data_home)
+
 def evaluate(tr, te, feature_sets=None, model=None, tree_seed=0) -> dict:
     "Train BR decision trees (seeded by `tree_seed`) on the (label-specific) features; HL, OE, RL, AP on the test set."
     if model is None:
@@ -170,7 +174,7 @@ def table3_cell(dataset,         # registered data set name
                ):
     "One (data set, method) cell of Table 3/4: select on the training split, evaluate with BR decision trees."
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home) if split == 0 else resampled_split(dataset, split, data_home)
+    tr, te = _unit_split(dataset, split, data_home)
     k = check_k(k_ratio, tr.n_features)
     base = {"n_train": tr.n_samples, "D": tr.n_features, "C": tr.n_labels, "k": k}
     if method == "brdt": return {**base, "method": "brdt", "select_s": 0.0, **evaluate(tr, te, None, tree_seed=tree_seed)}
@@ -252,28 +256,28 @@ def _split_variants(df) -> tuple:
 
 # %% ../../nbs/10a_fals_experiments.ipynb #c4adf7ce-s2
 def k_sweep(dataset, ratios=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7), data_home=None, seed=0):
-    "Fig. 8: scores of FALS, FAMS and LASSO when k/D grows from 0.1 to 0.7 (one fit each, re-cut at every k)."
+    "Fig. 8: scores of FALS, FAMS and LASSO when k/D grows from 0.1 to 0.7 (one fit each, re-cut at every k); unit `seed`."
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home)
+    tr, te = _unit_split(dataset, seed, data_home)
     f = FALS(scale=False, random_state=seed).fit(tr.X, tr.Y)
     las = LassoSelector(random_state=seed).fit(tr.X, tr.Y)
     rows = []
     for r in ratios:
         k = check_k(r, tr.n_features)
         for name, S in (("fals", f.scores_), ("fams", _shared(f.scores_)), ("lasso", las.scores_)):
-            ev = evaluate(tr, te, _top_k(S, k))
+            ev = evaluate(tr, te, _top_k(S, k), tree_seed=seed)
             rows.append({"dataset": dataset, "method": name, "k_ratio": r, "k": k, **ev})
     return pd.DataFrame(rows)
 
 def hidden_sweep(dataset, data_home=None, seed=0):
-    "Fig. 9 (2-layer ReLU part): hidden width H ∈ {D, C, √(DC)}."
+    "Fig. 9 (2-layer ReLU part): hidden width H ∈ {D, C, √(DC)}; unit `seed`."
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home)
+    tr, te = _unit_split(dataset, seed, data_home)
     rows = []
     for h in ("D", "C", "sqrt"):
         f = FALS(hidden=h, scale=False, random_state=seed).fit(tr.X, tr.Y)
         rows.append({"dataset": dataset, "hidden": h, "H": f.hidden_, "select_s": sum(f.fit_time_.values()),
-                     **evaluate(tr, te, f.selected_)})
+                     **evaluate(tr, te, f.selected_, tree_seed=seed)})
     return pd.DataFrame(rows)
 
 # %% ../../nbs/10a_fals_experiments.ipynb #f9a0c1d2
