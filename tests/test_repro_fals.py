@@ -188,3 +188,23 @@ def test_rows_name_their_code_version_and_run_and_meta_names_both(tmp_path, need
     assert t2.groupby("seed")["_run"].agg(set).to_dict() == {0: {m1["started"]}, 1: {m2["started"]}}
     assert set(m2["runs"]) == {m1["started"], m2["started"]} and m2["files"]["hidden"] == ["fig9_hidden.csv"]
     assert m2["code_version"]["hidden"] == m1["code_version"]["hidden"]          # same code: one version
+
+
+def test_fig8_and_fig9_width_units_are_split_and_seed(need_data):
+    "k_sweep and hidden_sweep of unit s: split s of resampled_split (0: the set's own), FALS and the BR trees seeded s."
+    need_data("emotions")
+    from mlxplain.experiments import resampled_split
+    from mlxplain.fals import FALS
+    tr, te = resampled_split("emotions", 1)
+    f = FALS(scale=False, random_state=1).fit(tr.X, tr.Y)
+    k = E.check_k(0.1, tr.n_features)
+    want = E.evaluate(tr, te, E._top_k(f.scores_, k), tree_seed=1)
+    got = E.k_sweep("emotions", ratios=(0.1,), seed=1).set_index("method").loc["fals"]
+    assert all(np.isclose(got[m], want[m], rtol=0, atol=1e-12) for m in ("HL", "OE", "RL", "AP"))
+    want_h = E.evaluate(tr, te, f.selected_, tree_seed=1)
+    got_h = E.hidden_sweep("emotions", seed=1).set_index("hidden").loc["sqrt"]
+    assert all(np.isclose(got_h[m], want_h[m], rtol=0, atol=1e-12) for m in ("HL", "OE", "RL", "AP"))
+    own, unit0 = E._data("emotions")[0], E._unit_split("emotions", 0)[0]   # unit 0 keeps the official split
+    assert np.array_equal(np.asarray(unit0.Y.todense() if hasattr(unit0.Y, "todense") else unit0.Y),
+                          np.asarray(own.Y.todense() if hasattr(own.Y, "todense") else own.Y))
+    assert unit0.n_samples == own.n_samples != tr.n_samples
