@@ -42,13 +42,7 @@ def _names(v) -> set:
 
 
 # The committed folders that cannot pass without a rerun (or an archaeology not yet done), and why.
-NOT_YET = {
-    "extended_plt": "meta.json predates write_meta's format (no 'format', code versions {'runs', 'timing'} by an older "
-                    "part naming, no 'files'); sweep.csv, seed_intervals.csv and seed_tables.csv are named by no "
-                    "code version (sweep_meta.json has none); no row carries _version or _run (reproduce writes "
-                    "them since this test was added): needs a rerun, `mlxplain reproduce extended_plt --parts "
-                    "evaluation,timing,sweep,seed_intervals,seed_tables`",
-}
+NOT_YET: dict = {}   # chapter -> why: none at present
 # Files that hold rows of several code versions: they pass once their part is rerun in one call.
 MIXED = {
     ("fals", "table3.csv"): "3 code versions from 10 runs: seed 0 of the six large sets e1efa23f0cb8 (2026-11-23), "
