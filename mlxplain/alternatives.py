@@ -962,6 +962,20 @@ def _better_of(q, sets, status, incumbent):
     return sets, status
 
 # %% ../nbs/40_alternatives.ipynb #934bb307
+_ENUMERATE_MAX = 20_000   # joint mRMR searches with at most this many combinations of sets are listed
+
+def _enumerate_joint(problem, feats, k, ov, n_sets, aggregation):
+    "Every choice of `n_sets` k-subsets of `feats` with pairwise overlap <= ov (mRMR values): the best, exactly."
+    subsets = [np.array(c, dtype=int) for c in itertools.combinations(feats, k)]
+    vals = [mrmr_value(s, problem["rel"], problem["R"]) for s in subsets]
+    agg, best, arg = (sum if aggregation == "sum" else min), -np.inf, None
+    for combo in itertools.combinations(range(len(subsets)), n_sets):
+        if any(len(np.intersect1d(subsets[i], subsets[j])) > ov for i, j in itertools.combinations(combo, 2)): continue
+        v = agg(vals[i] for i in combo)
+        if v > best + 1e-12: best, arg = v, combo
+    if arg is None: return [None] * n_sets, "infeasible"
+    return [subsets[i] for i in sorted(arg, key=lambda i: -vals[i])], "optimal"
+
 def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), 'n'; 'q', 'rel', 'R', 'pairs'
                        k: int,  # size of every set
                        tau: float,  # Dice threshold in [0, 1]
@@ -993,6 +1007,9 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     # counting: the sets cover at least n_sets k - (pairs) ov features (Bonferroni); more than there are = infeasible
     if joint and n_sets * k - n_sets * (n_sets - 1) // 2 * ov > problem["n"] - len(set(must_not.tolist())):
         return [None] * n_sets, "infeasible", 0.0
+    if joint and kind == "mrmr" and math.comb(math.comb(len(feats), k), n_sets) <= _ENUMERATE_MAX:
+        t0 = time.perf_counter()
+        return (*_enumerate_joint(problem, feats, k, ov, n_sets, aggregation), time.perf_counter() - t0)
     if joint and kind == "mrmr":  # (univariate: inside the shortcuts)
         feasible, t_pre = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
         if feasible == "infeasible": return [None] * n_sets, "infeasible", t_pre

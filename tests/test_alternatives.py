@@ -675,6 +675,7 @@ def _brute_joint(value, ok, n, k, ov, n_sets, agg):
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 7), k=st.integers(1, 3), a=st.integers(1, 2),
        tau=st.sampled_from([0.2, 1 / 3, 0.5, 2 / 3, 1.0]))
 @example(seed=4155, n=5, k=2, a=2, tau=0.2)  # FCBF: CP-SAT 9.15's inclusion presolve called it infeasible
+@example(seed=7754, n=4, k=3, a=2, tau=0.2)  # mRMR, min: CP-SAT left a 29 % gap after 180 s (now listed exactly)
 def test_every_objective_and_search_equals_brute_force(objective, seed, n, k, a, tau):
     k = max(k, 2) if objective == "mrmr" else k
     rng = np.random.default_rng(seed)
