@@ -622,18 +622,10 @@ def main():
     print(f"command: python {' '.join(shlex.quote(a) for a in [os.path.relpath(__file__)] + sys.argv[1:])}")
     print(f"run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} on {platform.machine()}, "
           f"{os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}")
-    if args.busy:
-        busy(args, print)
-        return save()
-    if args.profile:
-        profile(args, print)
-        return save()
-    if args.scale:
-        scale_table(args, print)
-        return save()
-    if args.hcap:
-        hcap_table(args, print)
-        return save()
+    for flag, mode in (("busy", busy), ("profile", profile), ("scale", scale_table), ("hcap", hcap_table)):
+        if getattr(args, flag):   # a mode of its own: its table only
+            mode(args, print)
+            return save()
     if args.roofline:
         roofline(args, print)
         print(f"load average at end {os.getloadavg()[0]:.2f}")
