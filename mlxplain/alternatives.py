@@ -968,9 +968,10 @@ def _enumerate_joint(problem, feats, k, ov, n_sets, aggregation):
     "Every choice of `n_sets` k-subsets of `feats` with pairwise overlap <= ov (mRMR values): the best, exactly."
     subsets = [np.array(c, dtype=int) for c in itertools.combinations(feats, k)]
     vals = [mrmr_value(s, problem["rel"], problem["R"]) for s in subsets]
+    masks = [sum(1 << int(j) for j in s) for s in subsets]   # overlap of two sets: the bits their masks share
     agg, best, arg = (sum if aggregation == "sum" else min), -np.inf, None
     for combo in itertools.combinations(range(len(subsets)), n_sets):
-        if any(len(np.intersect1d(subsets[i], subsets[j])) > ov for i, j in itertools.combinations(combo, 2)): continue
+        if any((masks[i] & masks[j]).bit_count() > ov for i, j in itertools.combinations(combo, 2)): continue
         v = agg(vals[i] for i in combo)
         if v > best + 1e-12: best, arg = v, combo
     if arg is None: return [None] * n_sets, "infeasible"

@@ -562,7 +562,7 @@ FORMING_SETS = tuple(REPRO_DATASETS)   # where the claims were formed: the sets 
 CONFIRM_SETS = ("backache", "molecular_biology_promoters")
 CONFIRM_SPLITS = (0, 1, 2)   # seed of the stratified 5-fold partition: 0 is the chapter's (kfold random_state=0)
 CONFIRM_SEEDS = SEEDS        # the folds of each partition, as the chapter's `seeds`
-PART_DATASETS = {**PART_DATASETS, "confirm": CONFIRM_SETS}
+PART_DATASETS["confirm"] = CONFIRM_SETS   # as the design parts' entries: one dict
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd02
 def confirm_cell(dataset,          # a held-out set
