@@ -14,7 +14,8 @@ problems plus PMLB_CASES (simultaneous search on staged PMLB sets with 20-200 fe
 tidy row per problem with ratio = alfese_s / ours_s, and writes nbs/results/alternatives/bench_pmlb.csv and .json
 (settings, load average, summary). Both tools get the same qualities; each is warmed up once, and a solve under 1 s
 is the median of 5 more runs. alfese keeps pywraplp's default relative MIP gap (1e-4), so its "optimal" can be a worse
-set; on such rows ours is timed once more with the same gap (`ours_at_alfese_gap_s`, `ratio_at_alfese_gap`). Run it
+set; on such rows ours is timed once more with the same gap (`SolverOptions(relative_gap=1e-4)`: `ours_at_alfese_gap_s`,
+`ratio_at_alfese_gap`). Run it
 niced on one core:
 
     nice -n 5 taskset -c 1 .venv/bin/python benchmarks/bench_alternatives.py --pmlb [--quick] [--problems a,b]
@@ -23,7 +24,8 @@ niced on one core:
 A fourth part (`--rule`, issue 28) cannot be tuned to: its problems and settings are drawn by the rule in `RULE`
 (every staged binary PMLB set of the registry, breast cancer and seeded make_classification families; the paper's
 whole grid of search x aggregation x a x k x tau), shuffled by a seeded permutation, and every row is printed: ours
-to a proven optimum, alfese, and ours at alfese's gap (relative_gap_limit 1e-4; only where alfese finished), one
+to a proven optimum, alfese, and ours at alfese's gap (SolverOptions(relative_gap=1e-4): CP-SAT's relative_gap_limit
+and our own exact searches' stopping rule; only where alfese finished), one
 after the other per row. The full
 grid is days of alfese time; `--limit N` runs the first N rows of the shuffled order (an unbiased slice), and
 `--resume` keeps the rows already in `--out` and writes each new row as it finishes, so a slice grows (or an
@@ -241,11 +243,12 @@ def pmlb_row(label, p, k, tau, a, search, agg, formulation, cap, limit, source):
         va, sta = float(f(vals)), "optimal" if all(x == "optimal" for x in sts) else ",".join(sorted(set(sts)))
     vo = float(f(qo)) if np.isfinite(qo).any() else np.nan
     # alfese keeps pywraplp's default relative MIP gap (1e-4) and may stop at a worse set: where it did, ours is also
-    # timed with the same gap (CP-SAT's relative_gap_limit), the like-for-like comparison
+    # timed with the same gap (SolverOptions.relative_gap: CP-SAT's relative_gap_limit and our exact searches' own
+    # stop), the like-for-like comparison
     t_gap = np.nan
     if compare(vo, va) == "better":
         from mlxplain.alternatives import SolverOptions
-        gap = SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),))
+        gap = SolverOptions(relative_gap=ALFESE_GAP)
         run_gap = lambda: ours(p, k, tau, a, search, agg, formulation, limit, gap)  # noqa: E731
         (_, _, t_gap), _ = median_of_repeats(run_gap, run_gap())
     return {"dataset": dataset, "n": n, "d": d, "objective": objective, "search": search,
@@ -400,7 +403,7 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
     (qo, sto, to), runs_o = timed(None)
     ref = alfese_timed(p, k, tau, a, search, agg, cap) if cap > 0 else None
     if ref is not None:  # ours at alfese's gap: only where alfese finished (elsewhere there is no ratio to take)
-        (qg, stg, tg), _ = timed(SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),)))
+        (qg, stg, tg), _ = timed(SolverOptions(relative_gap=ALFESE_GAP))
     else:
         qg, stg, tg = np.array([np.nan]), "skipped", np.nan
     if ref is None:
@@ -414,7 +417,7 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
     prof = {}
     if ta == ta and ta / tg < 10:  # under target: where our time goes (a separate, untimed run at alfese's gap)
         prof = profile_ours(p, k, tau, a, search, agg, formulation, limit,
-                            SolverOptions(cpsat_params=(("relative_gap_limit", ALFESE_GAP),)))
+                            SolverOptions(relative_gap=ALFESE_GAP))
     return {**{key: prof.get(key, np.nan) for key in ("cpsat_calls", "cpsat_s", "build_s", "walk_s", "other_s")},
             "cause": prof.get("cause", ""), **{"problem": name, "d": d, "search": search, "aggregation": agg if search == "simultaneous" else "-",
             "a": a, "k": k, "tau": tau, "ours_s": to, "ours_status": sto, "ours_objective": vo,
@@ -577,7 +580,7 @@ def rule_bench(args):
                           f"of {args.repeats} more; ours and alfese run one after the other per row (alfese in a "
                           "forked child), so both see the same load; ours at alfese's gap only where alfese finished",
                 "ours": {"formulation": args.formulation, "cpsat_workers": THREADS_OURS,
-                         "time_limit_per_set_s": args.limit_s, "at_gap": f"relative_gap_limit={ALFESE_GAP}"},
+                         "time_limit_per_set_s": args.limit_s, "at_gap": f"SolverOptions(relative_gap={ALFESE_GAP}): CP-SAT's relative_gap_limit and the exact searches' own stop"},
                 "alfese": {"solver": "SCIP via pywraplp, 1 thread, its default relative gap 1e-4", "cap_s": args.cap},
                 "cpsat_floor_ms": floor,
                 "cpsat_floor": "median time of one CP-SAT solve (1 worker) of a trivial model (100 booleans, 10 "

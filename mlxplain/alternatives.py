@@ -202,11 +202,16 @@ class SolverOptions:
     # sequential step walk: seconds at least, else this share of the last CP-SAT solve's time
     walk_min_time: float = 0.0005
     walk_share: float = 0.25
+    # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
+    # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
+    # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
+    relative_gap: float = 0.0
 
 # %% ../nbs/40_alternatives.ipynb #7ee9912b
 def _search_budget(options: SolverOptions) -> dict:
     "The give-up points of the exact max-min searches, as a dict."
-    return {key: getattr(options, key) for key in ("candidates", "nodes", "nodes_disjoint", "time_share")}
+    return {key: getattr(options, key) for key in ("candidates", "nodes", "nodes_disjoint", "time_share",
+                                                   "relative_gap")}
 
 def _int_multiplier(kind, k, nf, n_sets, aggregation, formulation, counts=False) -> int:
     "Largest integer of the CP-SAT model in units of 10**precision (real coefficients are <= 1 once scaled)."
@@ -298,14 +303,14 @@ class _CpSatModel:
 # %% ../nbs/40_alternatives.ipynb #60fe3d8c
 class _ScipModel:
     "Thin pywraplp/SCIP adaptor (the paper's solver): real coefficients, one thread, relative MIP gap 0."
-    def __init__(self, precision=None, time_limit=None, random_state=None, n_jobs=1, qmax=1.0):
+    def __init__(self, precision=None, time_limit=None, random_state=None, n_jobs=1, qmax=1.0, gap=0.0):
         self.m = pywraplp.Solver.CreateSolver("SCIP")
         self.m.SetNumThreads(1)
         self.fixed = []
         if time_limit is not None:  # in ms, at least 1: a limit of 0 would mean "no limit"
             self.m.SetTimeLimit(max(1, int(round(1000 * time_limit))))
         self.params = pywraplp.MPSolverParameters()  # default gap 1e-4: "optimal" within 0.01 %
-        self.params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 0.0)
+        self.params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, float(gap))
     def c(self, x): return float(x)
     def bools(self, n, name): return [self.m.BoolVar(f"{name}_{j}") for j in range(n)]
     def real(self, lb, ub, name): return self.m.NumVar(lb, ub, name)
@@ -326,10 +331,11 @@ class _ScipModel:
         return _SCIP_STATUS.get(st, "not solved")
     def val(self, v): return v.solution_value()
 
-def _backend(solver, params=(), **kw):
-    "The solver adaptor: CP-SAT (with extra parameters `params`) or SCIP."
-    if solver == "cpsat": return _CpSatModel(**kw, params=params)
-    if solver == "scip": return _ScipModel(**kw)
+def _backend(solver, params=(), gap=0.0, **kw):
+    "The solver adaptor: CP-SAT (with extra parameters `params`) or SCIP; `gap`: the relative gap to stop at."
+    if solver == "cpsat":
+        return _CpSatModel(**kw, params=(("relative_gap_limit", float(gap)),) * bool(gap) + tuple(params))
+    if solver == "scip": return _ScipModel(**kw, gap=gap)
     raise ValueError(f"solver={solver!r}: use 'cpsat' or 'scip'")
 
 # %% ../nbs/40_alternatives.ipynb #4ff650d8
@@ -492,11 +498,19 @@ def _pigeonhole_ok(vals, gl, T, k) -> bool:
     "j of the gl groups hold none of the gl - j largest values; their j*k values must reach j*T, every j."
     return all(sum(vals[gl - j:gl - j + j * k]) >= j * T for j in range(1, gl + 1))
 
-def _partners(rv, j, lo, hi):
+def _tick(st):
+    "One node of the partition search: give up past the node budget or (checked every 256 nodes) the deadline."
+    st["nodes"] += 1
+    late = st["deadline"] is not None and st["nodes"] % 256 == 0 and time.perf_counter() > st["deadline"]
+    if st["nodes"] > st["max_nodes"] or late: raise _GiveUp("gave up")
+
+def _partners(rv, j, lo, hi, st=None):
     """Index tuples of j more items of rv (non-increasing) whose sum lies in [lo, hi], smallest first (tight
-    groups leave most to the others); equal values are interchangeable, so each value multiset comes once."""
+    groups leave most to the others); equal values are interchangeable, so each value multiset comes once.
+    `st`: the search state whose node budget and deadline every step counts against."""
     n, seen, pick = len(rv), set(), []
     def rec(p, j, s):
+        if st is not None: _tick(st)
         if j == 0:
             key = tuple(rv[q] for q in pick)
             if lo <= s <= hi and key not in seen:
@@ -515,9 +529,7 @@ def _partners(rv, j, lo, hi):
 # %% ../nbs/40_alternatives.ipynb #21a33227
 def _complete(st, idx, gl, T):
     "gl groups of k from the items idx (non-increasing values), every sum >= T; or None. `st`: search state."
-    st["nodes"] += 1
-    late = st["deadline"] is not None and st["nodes"] % 256 == 0 and time.perf_counter() > st["deadline"]
-    if st["nodes"] > st["max_nodes"] or late: raise _GiveUp("gave up")
+    _tick(st)
     c, k, fail = st["c"], st["k"], st["fail"]
     vals = [c[i] for i in idx]
     R = sum(vals)
@@ -527,7 +539,7 @@ def _complete(st, idx, gl, T):
         fail[key] = min(T, fail.get(key, math.inf))
         return None
     rest, rv = idx[1:], vals[1:]
-    for pk in _partners(rv, k - 1, T - vals[0], R - (gl - 1) * T - vals[0]):
+    for pk in _partners(rv, k - 1, T - vals[0], R - (gl - 1) * T - vals[0], st):
         chosen = set(pk)
         res = _complete(st, [rest[q] for q in range(len(rv)) if q not in chosen], gl - 1, T)
         if res is not None: return [(idx[0],) + tuple(rest[q] for q in pk)] + res
@@ -539,7 +551,8 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     """Exact max-min simultaneous search for tau = 1 (disjoint sets) and univariate qualities: balanced
     multi-way number partitioning of the n_sets * k largest integers of c (non-increasing) into n_sets
     groups of k. Returns (index tuples, status 'optimal' | 'gave up', bound): with 'optimal' the bound is
-    the optimum, with 'gave up' the tuples are the best partition found and the bound an upper bound.
+    the value of the partition returned, the optimum (or, with a relative gap g, at least 1 - g of it); with
+    'gave up' the tuples are the best partition found and the bound an upper bound.
     `budget`: give-up points overriding those of `SolverOptions()`."""
     # Hand-written: no maintained library solves cardinality-constrained max-min partitioning exactly
     # (CP-SAT needed > 60 s to prove breast-cancer's a = 5 case; this search takes < 1 s, see the chapter).
@@ -554,13 +567,14 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     # fail: values left -> least T shown unreachable with them (so is every larger T)
     st = {"c": c, "k": k, "fail": {}, "nodes": 0, "max_nodes": B["nodes_disjoint"], "deadline": deadline}
     ub = min(sum(c[g - j:g - j + j * k]) // j for j in range(1, g + 1))  # the pigeonhole bound at the root
+    gap = B["relative_gap"]
     try:
-        while best < ub:
-            res = _complete(st, list(range(g * k)), g, best + 1)
-            if res is None:
-                ub = best
-                break
-            best_groups, best = res, min(sum(c[i] for i in G) for G in res)
+        while best < ub and not (gap and best >= (1 - gap) * ub):
+            # exact: the next better value; with a gap: straight to the least value within it of the bound
+            T = best + 1 if not gap else max(best + 1, math.ceil((1 - gap) * ub))
+            res = _complete(st, list(range(g * k)), g, T)
+            if res is None: ub = T - 1  # searched through: no partition reaches T
+            else: best_groups, best = res, min(sum(c[i] for i in G) for G in res)
     except _GiveUp:
         return best_groups, "gave up", ub
     return best_groups, "optimal", best
@@ -751,7 +765,7 @@ def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, 
     if solver == "cpsat" and kind != "wrapper":
         L = _int_multiplier(kind, k, nf, n_sets, aggregation, formulation)
         precision = _cpsat_precision(L, precision, options.int_max)
-    m = _backend(solver, params=options.cpsat_params, precision=precision or 0,
+    m = _backend(solver, params=options.cpsat_params, gap=options.relative_gap, precision=precision or 0,
                  time_limit=None if time_limit is None else time_limit * n_sets, random_state=random_state,
                  n_jobs=n_jobs, qmax=_qmax(problem, k, feats) if kind != "wrapper" else 1.0)
     given = (m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggregation)
@@ -916,6 +930,9 @@ def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation,
         raise ValueError(f"time_limit={time_limit!r}: give seconds per set in (0, inf), or None for no limit")
     if options is not None and not isinstance(options, SolverOptions):
         raise ValueError(f"options={options!r}: give a SolverOptions or None (the defaults)")
+    gap = getattr(options, "relative_gap", 0.0)
+    if isinstance(gap, bool) or not isinstance(gap, number) or not 0 <= gap < 1:
+        raise ValueError(f"options.relative_gap={gap!r}: a fraction in [0, 1) (0: exact)")
 
 # %% ../nbs/40_alternatives.ipynb #23411108
 _FORMULATIONS = ("auto", "paper", "fast")
@@ -1463,7 +1480,8 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
 # %% ../nbs/40_alternatives.ipynb #walkstep28
-def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None):  # incumbent: a list, gets the best set found
+def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumbent: a list, gets the best set found
+                 gap=0.0):  # relative gap: a branch is cut once it cannot beat the best set by more than this
     """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
     lists): depth-first, the next chosen feature in quality order, cut when the best completion of a relaxation
     (`bound`) cannot beat the best set found. Returns a tuple (optimal), 'infeasible' (searched through) or None
@@ -1501,7 +1519,8 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None):  # incum
             mj = member[j]
             if any(cnt[f] >= ov for f in mj): continue
             b = bound(j, r)  # bounds every completion from j on, so a failing j ends the loop
-            if b is None or (best[0] is not None and s + b <= best[0]): break
+            if b is None or (best[0] is not None and (s + b <= best[0] or gap and (s + b) * (1 - gap) <= best[0])):
+                break
             for f in mj: cnt[f] += 1
             chosen.append(j)
             rec(j + 1, s + c[j])
@@ -1572,7 +1591,7 @@ class _SequentialSearch:
             got = []  # the search's best set if it gives up: CP-SAT's hint (a feasible start)
             I = _step_search(self.walk, fixed, a["k"], self.ov,
                              t0 + max(self.options.walk_min_time, self.share * self.last_solve),
-                             self.options.nodes, got)
+                             self.options.nodes, got, self.options.relative_gap)
             self.share = min(4.0, self.share * 2) if I is not None else max(1 / 16, self.share / 2)
             if I == "infeasible":
                 self.infeasible_at = len(fixed_sets)
