@@ -856,6 +856,28 @@ def _two_sets_min(c, k, ov, deadline=None, budget=None):
     if best is None: return None, "infeasible", None
     return best[1], "optimal", best[0]
 
+def _least(*bounds):
+    "The least of the bounds given (None: no bound)."
+    return min((b for b in bounds if b is not None), default=None)
+
+def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
+    """An upper bound on the max-min optimum in the min model's integers c = round(q * scale) (q non-increasing):
+    the sum-aggregation optimum / n_sets. Returns (bound or None, 'infeasible' | 'feasible' | 'unknown')."""
+    ov = max_overlap(k, tau)
+    if n_sets in (2, 3):  # closed forms, run on the integers themselves: the bound is exact
+        sets, _ = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(np.asarray(c, dtype=float), k, ov)
+        if sets is None: return None, "infeasible"
+        return sum(int(sum(c[j] for j in s_)) for s_ in sets) // n_sets, "feasible"
+    limit = options.precheck_time
+    if time_limit is not None: limit = min(limit, options.precheck_share * time_limit * n_sets)
+    sets, status = _solve_sum_by_counts(q, k, tau, n_sets, limit, seed, options.count_rounds, None, options.int_max)
+    if status == "infeasible": return None, "infeasible"
+    if status != "optimal": return None, "unknown"
+    L = _int_multiplier("linear", k, len(q), n_sets, "sum", "fast", counts=True)  # the relaxation's scaling
+    s_r = 10 ** _cpsat_precision(L, None, options.int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
+    S = sum(float(q[list(s_)].sum()) for s_ in sets) + n_sets * k / s_r  # its two roundings, at most
+    return int(math.floor((scale * S + n_sets * k / 2) / n_sets)) + 1, "feasible"  # and the model's own rounding
+
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
@@ -875,27 +897,33 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     else:
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
-        checked, round_end = False, deadline  # the first round: candidates only
+        checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
         while True:
             sets, status, min_ub = walk.run(cands, round_end)
             if status != "gave up" or cands >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
-            if not checked:  # the walk did not finish at once: is there any solution at all?
+            if not checked:  # the walk did not finish at once: is there any solution at all? and the sum bound
                 checked = True
-                feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+                seed = int(random_state or 0) % (2**31)
+                sum_ub, feasible = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets, time_limit,
+                                                  seed, options)
+                if feasible == "unknown":
+                    feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
                 if feasible == "infeasible":
                     return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
-            # progress check: CP-SAT (with the walk's bound) for as long as the walk has run so far
+            # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
             spent = time.perf_counter() - t0
             if deadline is not None: spent = min(spent, deadline - time.perf_counter())
             got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
-                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options, min_ub)
+                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options,
+                                       _least(min_ub, sum_ub))
             if st_ == "optimal":
                 return got, "optimal", time.perf_counter() - t0, None, None
             cands = min(budget["candidates"], cands * 4)
             # the next round: also at most as long as everything so far, so CP-SAT's turns keep coming
             now = time.perf_counter()
             round_end = now + (now - t0) if deadline is None else min(deadline, now + (now - t0))
+        if status == "gave up": min_ub = _least(min_ub, sum_ub)  # the bound CP-SAT continues with
     secs = time.perf_counter() - t0
     if status != "gave up":
         sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets

@@ -456,6 +456,34 @@ def test_top_subsets_enumerates_every_subset_in_quality_order(n, k):
     assert all(out[i][0] >= out[i + 1][0] for i in range(len(out) - 1))
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.sampled_from([(5, 2), (6, 2), (6, 3), (7, 2)]), st.booleans())
+def test_sum_bound_is_an_upper_bound_on_the_max_min_optimum(seed, n_sets, n_k, ties):
+    "The weakest set is worth at most the sum-aggregation optimum / n_sets: closed forms (2-3 sets), counts (4-5)."
+    (n, k), rng = n_k, np.random.default_rng(seed)
+    q = np.sort(rng.integers(1, 4, n).astype(float) if ties else rng.random(n))[::-1]  # ties: balanced optima
+    scale = 1.0 if ties else 1e6
+    c = [int(round(x * scale)) for x in q]
+    for tau in (0.0, 0.5, 1.0):
+        ov = max_overlap(k, tau)
+        best = max((min(sum(c[j] for j in S) for S in T)
+                    for T in itertools.combinations(itertools.combinations(range(n), k), n_sets)
+                    if all(len(set(A) & set(B)) <= ov for A, B in itertools.combinations(T, 2))), default=None)
+        ub, feasible = alt._min_ub_by_sum(q, c, scale, k, tau, n_sets, None, 0, SolverOptions())
+        assert feasible == ("infeasible" if best is None else "feasible")
+        if best is not None: assert best <= ub
+
+
+@pytest.mark.parametrize("n_sets", [3, 4, 5])
+def test_sum_bound_allows_for_the_models_rounding(n_sets):
+    "Every quality rounds up by half a unit in the model's integers: the bound must still hold there."
+    k, scale = 2, 1e3
+    q = np.full(k * n_sets, 1000.501 / scale)
+    c = [int(round(x * scale)) for x in q]  # 1001 each: the weakest of the disjoint sets is worth 2002
+    ub, feasible = alt._min_ub_by_sum(q, c, scale, k, 1.0, n_sets, None, 0, SolverOptions())
+    assert feasible == "feasible" and ub >= 2002
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([(3, 0.34), (3, 0.67), (3, 1.0), (4, 0.5), (4, 0.75)]), st.integers(1, 2),
        st.booleans())
