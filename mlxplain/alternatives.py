@@ -202,6 +202,9 @@ class SolverOptions:
     # sequential step walk: seconds at least, else this share of the last CP-SAT solve's time
     walk_min_time: float = 0.0005
     walk_share: float = 0.25
+    # max-min walk: after its first round it keeps taking turns with CP-SAT only while its bound is within this
+    # share above the sum bound (else CP-SAT alone goes on; chosen on six problems, see "The sum bound")
+    walk_reach: float = 0.02
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
@@ -911,6 +914,8 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                     feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
                 if feasible == "infeasible":
                     return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
+                if sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub:
+                    break  # the walk would first have to pass every candidate above the sum bound: CP-SAT goes on
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
             spent = time.perf_counter() - t0
             if deadline is not None: spent = min(spent, deadline - time.perf_counter())
