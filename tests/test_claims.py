@@ -35,10 +35,16 @@ def test_the_chapters_keep_claims_and_confirm_them():
 
 
 @pytest.mark.parametrize("chapter", CLAIMED)
-def test_held_out_sets_follow_the_rule_and_were_never_used(chapter):
+def test_held_out_sets_follow_the_rule(chapter, data_home):
+    "Drawn by the rule, not by hand; the rule reads which sets are staged, so without the staged data it is skipped."
+    h = read_claims(RESULTS / chapter / "claims.json")["held_out"]
+    assert held_out_sets(h["exclude"], **h["args"]) == h["sets"]
+
+
+@pytest.mark.parametrize("chapter", CLAIMED)
+def test_held_out_sets_were_never_used(chapter):
     c = read_claims(RESULTS / chapter / "claims.json")
     h, mod = c["held_out"], reproduction_module(chapter)
-    assert held_out_sets(h["exclude"], **h["args"]) == h["sets"]          # drawn by the rule, not by hand
     assert tuple(h["exclude"]) == mod.FORMING_SETS                        # the rule excludes every set the chapter uses
     assert tuple(h["sets"]) == mod.CONFIRM_SETS and len(h["sets"]) >= 2
     for claim in c["claims"]:
