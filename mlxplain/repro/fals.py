@@ -193,8 +193,9 @@ def table3_cell(dataset,         # registered data set name
     return {**base, "method": method, "select_s": t, **extra, **evaluate(tr, te, sel.selected_, tree_seed=tree_seed)}
 
 def _table3_cell(dataset, method, seed, data_home=None):
-    "`table3_cell`, with a failing cell recorded as an error row instead of stopping the run."
-    try: return table3_cell(dataset, method, seed, data_home)
+    """`table3_cell` of unit `seed` (split `seed`, selector and trees seeded by it), with a failing cell recorded as an
+    error row instead of stopping the run."""
+    try: return table3_cell(dataset, method, seed, data_home, split=seed, tree_seed=seed)
     except Exception as e: return {"method": method, "error": f"{type(e).__name__}: {e}"}
 
 # %% ../../nbs/10a_fals_experiments.ipynb #c4adf7ce
