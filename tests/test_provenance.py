@@ -45,9 +45,6 @@ def _names(v) -> set:
 NOT_YET: dict = {}   # chapter -> why: none at present
 # Files that hold rows of several code versions: they pass once their part is rerun in one call.
 MIXED = {
-    ("fals", "table3.csv"): "3 code versions from 10 runs: seed 0 of the six large sets e1efa23f0cb8 (2026-11-23), "
-                            "the five small sets 91b84785e7d7 (run of 2026-11-25 02:27, enron seeds 3-4 from 07:39 "
-                            "under 3e44bb8a4674), corel5k/bibtex/20ng seeds 1-4 3e44bb8a4674 (07:50)",
     ("fals", "scale_default.csv"): "2213c53427f6 (five small sets) and 686cc28b41b5 (bibtex, corel5k)",
     ("prakel", "runs.csv"): "f803713a2637 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in commit 082df2c)",
 }

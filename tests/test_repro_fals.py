@@ -133,6 +133,7 @@ def test_part_seeds_default_and_given():
         "table3": (0, 1, 2, 3, 4), "variants": E.SEEDS, "cv": (0,)}
     assert E._part_seeds(("table3", "cv"), [3, 7], given=True) == {"table3": (3, 7), "cv": (3, 7)}
     assert set(E.PART_SEEDS) == set(E.PARTS) and all(len(E.PART_SEEDS[p]) >= 5 for p in ("table3", "ksweep", "hidden", "arch", "scale"))
+    assert [g["method"] for g in E._grid("table3", ["imdb"], (0,), None)[1]] == ["fa", "brdt", "lasso", "rf"]  # no LIFT
     func, grid = E._grid("table3", ["emotions"], (0, 1), None)
     assert [(c["seed"], c["method"]) for c in grid] == [(s, m) for s in (0, 1) for m in E.TABLE3_METHODS]
     for part in ("ksweep", "hidden", "arch", "leaf", "scale"):
