@@ -572,11 +572,11 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     ub = min(sum(c[g - j:g - j + j * k]) // j for j in range(1, g + 1))  # the pigeonhole bound at the root
     gap = B["relative_gap"]
     try:
-        while best < ub and not (gap and best >= (1 - gap) * ub):
+        while best < ub and not (gap and best >= ub - gap * abs(ub)):
             # exact: the next better value; with a gap: straight to the least value within it of the bound
-            T = best + 1 if not gap else max(best + 1, math.ceil((1 - gap) * ub))
+            T = best + 1 if not gap else max(best + 1, math.ceil(ub - gap * abs(ub)))
             res = _complete(st, list(range(g * k)), g, T)
-            if res is None: ub = T - 1  # searched through: no partition reaches T
+            if res is None: ub = T - 1  # searched through: no partition reaches T (T <= ub: the bound only falls)
             else: best_groups, best = res, min(sum(c[i] for i in G) for G in res)
     except _GiveUp:
         return best_groups, "gave up", ub
@@ -1552,7 +1552,7 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumb
             mj = member[j]
             if any(cnt[f] >= ov for f in mj): continue
             b = bound(j, r)  # bounds every completion from j on, so a failing j ends the loop
-            if b is None or (best[0] is not None and (s + b <= best[0] or gap and (s + b) * (1 - gap) <= best[0])):
+            if b is None or (best[0] is not None and (s + b <= best[0] or gap and s + b - gap * abs(s + b) <= best[0])):
                 break
             for f in mj: cnt[f] += 1
             chosen.append(j)

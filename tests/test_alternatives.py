@@ -565,14 +565,15 @@ def test_partition_search_stays_within_its_relative_gap(seed, g, k, gap, skew):
     rng = np.random.default_rng(seed)
     x = rng.lognormal(0, 2, g * k) if skew else rng.random(g * k)  # skewed values: the LPT start is often poor
     c = sorted((10**6 * x).astype(int).tolist(), reverse=True)
+    if seed % 3 == 0: c = [v - 2 * 10**6 for v in c]  # negative qualities too: "within g" is g of the bound's size
     opt = _brute_partition(c, k, g)
     if gap is None:
         start = alt._solve_min_partition(c, k, g, budget={"nodes_disjoint": 0})[0]  # gives up at once: LPT
-        gap = (1 - min(sum(c[i] for i in G) for G in start) / opt) / 2 if opt > 0 else 0.0
+        gap = (opt - min(sum(c[i] for i in G) for G in start)) / abs(opt) / 2 if opt else 0.0
     groups, status, v = alt._solve_min_partition(c, k, g, budget={"relative_gap": gap})
     assert status == "optimal" and min(sum(c[i] for i in G) for G in groups) == v
     assert sorted(i for G in groups for i in G) == list(range(g * k)) and all(len(G) == k for G in groups)
-    assert (1 - gap) * opt <= v <= opt
+    assert opt - gap * abs(opt) <= v <= opt
 
 
 
@@ -1263,18 +1264,19 @@ def test_step_search_equals_brute_force(seed, n, k, n_fixed, ov, ties):
 def test_step_search_stays_within_its_relative_gap(seed, n, k, n_fixed, ov, gap):
     k, rng = min(k, n), np.random.default_rng(seed)
     c = sorted((10**6 * rng.lognormal(0, 1, n)).astype(int).tolist(), reverse=True)
+    if seed % 3 == 0: c = [v - 3 * 10**6 for v in c]  # negative qualities too
     fixed = [np.sort(rng.choice(n, k, replace=False)) for _ in range(n_fixed)]
     values = sorted({sum(c[i] for i in F) for F in itertools.combinations(range(n), k)
                      if all(len(set(F) & set(F_.tolist())) <= ov for F_ in fixed)}, reverse=True)
     if gap is None:  # just under the step from the best value to the next: only the optimum is within it
-        gap = (1 - values[1] / values[0]) / 2 if len(values) > 1 and values[0] > 0 else 0.0
+        gap = (values[0] - values[1]) / abs(values[0]) / 2 if len(values) > 1 and values[0] else 0.0
     got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9, gap=gap)
     best = values[0] if values else -np.inf
     if best == -np.inf:
         assert got == "infeasible"
     else:
         assert len(set(got)) == k and all(len(set(got) & set(F.tolist())) <= ov for F in fixed)
-        assert (1 - gap) * best <= sum(c[i] for i in got) <= best
+        assert best - gap * abs(best) <= sum(c[i] for i in got) <= best
 
 
 # instances where the depth-first search meets a worse set first and the optimum's branch has a tight bound (a scan of
