@@ -871,9 +871,8 @@ def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
         sets, _ = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(np.asarray(c, dtype=float), k, ov)
         if sets is None: return None, "infeasible"
         return sum(int(sum(c[j] for j in s_)) for s_ in sets) // n_sets, "feasible"
-    limit = options.precheck_time
-    if time_limit is not None: limit = min(limit, options.precheck_share * time_limit * n_sets)
-    sets, status = _solve_sum_by_counts(q, k, tau, n_sets, limit, seed, options.count_rounds, None, options.int_max)
+    sets, status = _solve_sum_by_counts(q, k, tau, n_sets, _precheck_limit(time_limit, n_sets, options), seed,
+                                        options.count_rounds, None, options.int_max)
     if status == "infeasible": return None, "infeasible"
     if status != "optimal": return None, "unknown"
     L = _int_multiplier("linear", k, len(q), n_sets, "sum", "fast", counts=True)  # the relaxation's scaling
@@ -976,13 +975,16 @@ def _resolve_formulation(formulation: str, solver: str) -> str:
     return "fast" if solver == "cpsat" else "paper"
 
 # %% ../nbs/40_alternatives.ipynb #feas28
+def _precheck_limit(time_limit, n_sets, options):
+    "Seconds a pre-check may take: `precheck_time`, and at most `precheck_share` of the call's limit."
+    if time_limit is None: return options.precheck_time
+    return min(options.precheck_time, options.precheck_share * time_limit * n_sets)
+
 def _feasibility(nf, k, tau, n_sets, time_limit, random_state, options):
     """Do `n_sets` sets of `k` of `nf` features, pairwise overlap <= max_overlap(k, tau), exist at all?
     The count relaxation with all qualities 0, realised: ('infeasible' | 'feasible' | 'unknown', seconds)."""
     t0 = time.perf_counter()
-    limit = options.precheck_time
-    if time_limit is not None: limit = min(limit, options.precheck_share * time_limit * n_sets)
-    _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, limit,
+    _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, _precheck_limit(time_limit, n_sets, options),
                                      int(random_state or 0) % (2**31), options.count_rounds)
     return {"infeasible": "infeasible", "optimal": "feasible"}.get(status, "unknown"), time.perf_counter() - t0
 
