@@ -1519,13 +1519,17 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumb
                  gap=0.0):  # relative gap: a branch is cut once it cannot beat the best set by more than this
     """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
     lists): depth-first, the next chosen feature in quality order, cut when the best completion of a relaxation
-    (`bound`) cannot beat the best set found. Returns a tuple (optimal), 'infeasible' (searched through) or None
-    (budget); then `incumbent`, if given, holds the best set found before the budget ran out (or stays empty)."""
+    (`bound`) cannot beat the best set found; features of one pattern (the same earlier sets) are taken best
+    first. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget); then `incumbent`, if
+    given, holds the best set found before the budget ran out (or stays empty)."""
     n = len(c)
     member = [[] for _ in range(n)]
     cons = [F for F in fixed if len(F) > ov]  # a set sharing at most ov features can never be violated
     for f, F in enumerate(cons):
         for t in F: member[t].append(f)
+    ids = {}
+    pattern = [ids.setdefault(tuple(m), len(ids)) for m in member]  # features in the same earlier sets
+    banned = [0] * len(ids)  # > 0: a better feature of this pattern was passed over, so none of it may follow
     cnt, chosen, best, nodes, nf = [0] * len(cons), [], [None, None], 0, len(cons)
     def bound(j, r):
         """The best r features from position j on in a relaxation: each feature counts against the first set
@@ -1533,6 +1537,7 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumb
         features of a full set are left out. None: not even the relaxation has r features."""
         used, tot = [0] * nf, 0
         for t in range(j, n):
+            if banned[pattern[t]]: continue
             mt = member[t]
             if mt:
                 g = mt[0]
@@ -1548,7 +1553,10 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumb
         if r == 0:
             if best[0] is None or s > best[0]: best[:] = [s, tuple(chosen)]
             return
+        passed = []
         for j in range(i, n - r + 1):
+            pj = pattern[j]
+            if banned[pj]: continue
             nodes += 1
             if nodes > max_nodes or (nodes % 256 == 0 and time.perf_counter() > deadline): raise _GiveUp("budget")
             mj = member[j]
@@ -1561,6 +1569,9 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumb
             rec(j + 1, s + c[j])
             chosen.pop()
             for f in mj: cnt[f] -= 1
+            banned[pj] += 1  # from here on j is passed over: a set with a worse feature of its pattern is no better
+            passed.append(pj)
+        for pj in passed: banned[pj] -= 1
     try:
         rec(0, 0)
     except _GiveUp:

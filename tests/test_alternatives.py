@@ -1241,6 +1241,23 @@ def test_step_search_bound_proves_infeasibility_in_few_nodes():
     assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 10, 30) == "infeasible"
 
 
+def test_step_search_takes_each_pattern_best_first():
+    "Features in the same earlier sets are interchangeable: passing one over bans the worse ones of its pattern."
+    # the fifth step of a sequential search (30 features, k = 8, at most 2 shared); the search without the ban
+    # needs 1570 nodes, with it 410
+    rng = np.random.default_rng(10)
+    c = sorted((rng.random(30) ** 2 * 10**6).astype(int).tolist(), reverse=True)
+    fixed = [[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 8, 9, 10, 11, 12, 13], [2, 3, 8, 9, 14, 15, 16, 17],
+             [4, 5, 10, 11, 14, 15, 18, 19]]
+    got = alt._step_search(c, fixed, 8, 2, time.perf_counter() + 60, 600)
+    assert got is not None, "the step search ran out of its 600 nodes"
+    q = np.array(c, dtype=float) / 10**6
+    (ref,), status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 30}, 8, 0.75, 1, fixed_sets=fixed,
+                                           formulation="fast", time_limit=None)
+    assert status == "optimal" and sum(c[i] for i in got) == sum(c[i] for i in ref)
+    assert all(len(set(got) & set(F)) <= 2 for F in fixed)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 10), k=st.integers(1, 5), n_fixed=st.integers(0, 4),
        ov=st.integers(0, 4), ties=st.booleans())
