@@ -45,7 +45,6 @@ def _names(v) -> set:
 NOT_YET: dict = {}   # chapter -> why: none at present
 # Files that hold rows of several code versions: they pass once their part is rerun in one call.
 MIXED = {
-    ("prakel", "runs.csv"): "f803713a2637 (splits 0-2) and 3bc8edc437c0 (splits 3-4, merged in commit 082df2c)",
 }
 
 
