@@ -202,6 +202,7 @@ class SolverOptions:
     # sequential step walk: seconds at least, else this share of the last CP-SAT solve's time
     walk_min_time: float = 0.0005
     walk_share: float = 0.25
+    walk_share_max: float = 1.0  # the share at most (more time than a CP-SAT solve took rarely pays)
     # max-min walk: after its first round it keeps taking turns with CP-SAT only while its bound is within this
     # share above the sum bound (else CP-SAT alone goes on; chosen on six problems, see "The sum bound")
     walk_reach: float = 0.02
@@ -1638,7 +1639,8 @@ class _SequentialSearch:
             I = _step_search(self.walk, fixed, a["k"], self.ov,
                              t0 + max(self.options.walk_min_time, self.share * self.last_solve),
                              self.options.nodes, got, self.options.relative_gap)
-            self.share = min(4.0, self.share * 2) if I is not None else max(1 / 16, self.share / 2)
+            self.share = (min(self.options.walk_share_max, self.share * 2) if I is not None
+                          else max(1 / 16, self.share / 2))
             if I == "infeasible":
                 self.infeasible_at = len(fixed_sets)
                 return [None], "infeasible", time.perf_counter() - t0

@@ -1187,7 +1187,7 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
 
 def test_step_search_budget_follows_its_progress():
     p = {"kind": "linear", "q": np.linspace(1, 0.1, 20), "n": 20}
-    for nodes, shares in ((10**9, [0.5, 1.0, 2.0, 4.0, 4.0]), (0, [0.125, 0.0625, 0.0625, 0.0625, 0.0625])):
+    for nodes, shares in ((10**9, [0.5, 1.0, 1.0, 1.0, 1.0]), (0, [0.125, 0.0625, 0.0625, 0.0625, 0.0625])):
         ss = alt._SequentialSearch(p, 3, 0.5, "cpsat", "fast", None, False, (), (), None, 0, 1,
                                    options=alt.SolverOptions(nodes=nodes))
         sets, seen = [], []
@@ -1196,7 +1196,7 @@ def test_step_search_budget_follows_its_progress():
             assert status == "optimal"
             sets.append(s)
             seen.append(ss.share)
-        assert seen == shares  # answered: doubled up to 4; gave up: halved down to 1/16
+        assert seen == shares  # answered: doubled up to walk_share_max (1); gave up: halved down to 1/16
 
 
 # --- the exact shortcuts: two and three sets in closed form, the step search's relaxation bound and incumbent, round limits ---
