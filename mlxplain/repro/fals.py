@@ -210,13 +210,14 @@ FIG34_SETS = ("20ng",)           # the paper's own Fig. 3/4 data set
 FIG89_SETS = ("corel5k", "bibtex", "20ng", "tmc2007-500")   # the paper's moderate sets of Fig. 8, 9 (width)
 
 def variants_cell(dataset,         # registered data set name
-                  seed,            # seed of every variant's fit
+                  seed,            # the unit: split `seed`, and the seed of every variant's fit and of the trees
                   ref_seed,        # seed of the FALS fit that plain FALS is compared with (another seed)
                   data_home=None,
                  ) -> list:
-    "Fig. 3 and 4 for one seed: every variant's scores, and its Jaccard / restricted Spearman against FALS."
+    """Fig. 3 and 4 for unit `seed` (split `seed`, fits and trees seeded by it): every variant's scores, and its
+    Jaccard / restricted Spearman against FALS."""
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home)
+    tr, te = _unit_split(dataset, seed, data_home)
     k = check_k(0.1, tr.n_features)
     fits = {v: FALS(k=k, scale=False, random_state=seed, **p).fit(tr.X, tr.Y)
             for v, p in VARIANT_SETTINGS.items()}
@@ -225,7 +226,7 @@ def variants_cell(dataset,         # registered data set name
     rows = []
     for v, f in fits.items():
         rows.append({"table": "fig3", "variant": v, "select_s": sum(f.fit_time_.values()),
-                     **evaluate(tr, te, f.selected_)})
+                     **evaluate(tr, te, f.selected_, tree_seed=seed)})
         ref = fals_ref if v == "FALS" else fits["FALS"]   # FALS against FALS: another seed
         for c in range(tr.n_labels):
             rows.append({"table": "fig4", "variant": v, "label": c,
@@ -326,9 +327,9 @@ def autograd_scores(model,            # a network returning logits
 # %% ../../nbs/10a_fals_experiments.ipynb #f9a0c1d2-s2
 def architecture_sweep(dataset, data_home=None, seed=0, layers=FIG9_LAYERS,
                        activations=tuple(FIG9_ACTIVATIONS)):
-    "Fig. 9 (depth and activation): FALS's selection from perceptrons of each depth and activation."
+    "Fig. 9 (depth and activation): FALS's selection from perceptrons of each depth and activation; unit `seed`."
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home)
+    tr, te = _unit_split(dataset, seed, data_home)
     X = check_X(tr.X, dtype=np.float32)
     Y = check_Y(tr.Y, X.shape[0]).toarray()
     D, C = X.shape[1], Y.shape[1]
@@ -348,7 +349,7 @@ def architecture_sweep(dataset, data_home=None, seed=0, layers=FIG9_LAYERS,
             widths = [m.out_features for m in model if isinstance(m, nn.Linear)][:-1]
             rows.append({"dataset": dataset, "activation": act if L > 1 else "none", "layers": L,
                          "hidden": "-".join(map(str, widths)) or "-", "select_s": t,
-                         **evaluate(tr, te, _top_k(S, k))})
+                         **evaluate(tr, te, _top_k(S, k), tree_seed=seed)})
     return pd.DataFrame(rows)
 
 # %% ../../nbs/10a_fals_experiments.ipynb #de26dc4e
@@ -376,18 +377,18 @@ def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, resplit=Tr
 SCALE_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng")
 
 def scale_cell(dataset, seed, data_home=None, k_ratio=0.1) -> list:
-    "Table 3's evaluation of FALS(scale=False), FALS(scale=True) and k random features per label, one seed."
+    "Table 3's evaluation of FALS(scale=False), FALS(scale=True) and k random features per label; unit `seed`."
     torch.set_num_threads(1)
-    tr, te = _data(dataset, data_home)
+    tr, te = _unit_split(dataset, seed, data_home)
     k = check_k(k_ratio, tr.n_features)
     rows = []
     for scale in (False, True):
         f = FALS(k=k, scale=scale, random_state=seed).fit(tr.X, tr.Y)
         rows.append({"method": "scaled" if scale else "unscaled", "k": k,
-                     "select_s": sum(f.fit_time_.values()), **evaluate(tr, te, f.selected_)})
+                     "select_s": sum(f.fit_time_.values()), **evaluate(tr, te, f.selected_, tree_seed=seed)})
     rng = np.random.default_rng(seed)
     rand = [np.sort(rng.choice(tr.n_features, k, replace=False)) for _ in range(tr.n_labels)]
-    rows.append({"method": "random", "k": k, "select_s": 0.0, **evaluate(tr, te, rand)})
+    rows.append({"method": "random", "k": k, "select_s": 0.0, **evaluate(tr, te, rand, tree_seed=seed)})
     return rows
 
 # %% ../../nbs/10a_fals_experiments.ipynb #d6880010
@@ -624,10 +625,10 @@ def _design(parts, sets, seeds, quick) -> dict:
     "The protocol of this run as meta.json records it (`seeds`: part -> its seeds)."
     return {"quick": quick, "parts": list(parts), "datasets_by_part": {p: list(sets[p]) for p in parts},
             "seeds_by_part": {p: list(seeds[p]) for p in parts}, "k_ratio": 0.1,
-            "split": "unit s (table3, ksweep, hidden): split s, 0 the data set's own train/test split (else 2:1 "
-                     "iterative stratification, seed 0), s >= 1 resampled_split; the other parts: split 0",
-            "evaluation": "BR DecisionTreeClassifier on each label's features, seeded by the unit (table3, ksweep, "
-                          "hidden) or 0",
+            "split": "unit s (table3, variants, ksweep, hidden, arch, scale): split s, 0 the data set's own "
+                     "train/test split (else 2:1 iterative stratification, seed 0), s >= 1 resampled_split; "
+                     "leaf: the own split and one re-split; cv: the folds",
+            "evaluation": "BR DecisionTreeClassifier on each label's features, seeded by the unit (leaf, cv: 0)",
             "fals": {"hidden": "ceil(sqrt(D*C))", "epochs": 10, "batch_size": 64, "lr": 1e-2, "scale": False},
             "table3_methods": list(TABLE3_METHODS), "rf_trees": "100 where N*D*C < 1e8, else 20",
             "variants": VARIANT_SETTINGS, "cv_folds": CV_FOLDS, "fig9_layers": list(FIG9_LAYERS),
