@@ -571,11 +571,12 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     # fail: values left -> least T shown unreachable with them (so is every larger T)
     st = {"c": c, "k": k, "fail": {}, "nodes": 0, "max_nodes": B["nodes_disjoint"], "deadline": deadline}
     ub = min(sum(c[g - j:g - j + j * k]) // j for j in range(1, g + 1))  # the pigeonhole bound at the root
-    gap = B["relative_gap"]
+    gap, aim = B["relative_gap"], B["relative_gap"] > 0
     try:
         while best < ub and not (gap and best >= ub - gap * abs(ub)):
-            # exact: the next better value; with a gap: straight to the least value within it of the bound
-            T = best + 1 if not gap else max(best + 1, math.ceil(ub - gap * abs(ub)))
+            # the next better value; with a gap, first (once) the least value within it of the bound
+            T = max(best + 1, math.ceil(ub - gap * abs(ub))) if aim else best + 1
+            aim = False  # a bound that is not within the gap is loose: climb from below, as the exact search
             res = _complete(st, list(range(g * k)), g, T)
             if res is None: ub = T - 1  # searched through: no partition reaches T (T <= ub: the bound only falls)
             else: best_groups, best = res, min(sum(c[i] for i in G) for G in res)
