@@ -502,6 +502,10 @@ def rule_summary(res):
                                       for x in done[g < 10].sort_values("ratio_at_gap").itertuples()]}
 
 
+# what one call of the rule benchmark measured under: the rows it measured carry these (a --redo records its own)
+_CALL_FIELDS = ("git_head", "cpsat_floor_ms", "loadavg_end", "nice", "cpus", "machine")
+
+
 def rule_bench(args):
     "The rule-drawn benchmark: every row printed, CSV + JSON (rule, settings, summary) when --out is given."
     import json
@@ -526,6 +530,7 @@ def rule_bench(args):
         if keys != want: raise SystemExit(f"--resume: {out} does not hold the first {len(rows)} rows of this slice")
         print(f"--resume: {len(rows)} rows kept from {out}")
         grid_rows = grid_rows[len(rows):]
+    n_kept = len(rows)
     warm = {"kind": "linear", "q": np.linspace(1.0, 0.1, 20), "n": 20}
     ours(warm, 5, 0.4, 2, "simultaneous", "sum", args.formulation, 10.0)
     ours(warm, 5, 0.4, 2, "sequential", "sum", args.formulation, 10.0)
@@ -592,8 +597,12 @@ def rule_bench(args):
                                            cwd=Path(__file__).resolve().parents[1]).stdout.strip(),
                 "summary": summ}
         old = json.loads(out.with_suffix(".json").read_text()) if args.resume and out.with_suffix(".json").exists() else {}
-        meta["redo"] = old.get("redo", []) + ([{"query": args.redo, "rows": redone, "git_head": meta["git_head"]}]
-                                              if args.redo else [])
+        this_call = {key: meta[key] for key in _CALL_FIELDS}
+        if old and not grid_rows:  # a resume that added no row: the rows' record stays the call that measured them
+            meta.update({key: old[key] for key in _CALL_FIELDS if key in old})
+        elif old and n_kept:  # rows of an earlier call kept and new ones added: say so
+            meta["resumed_from"] = old.get("resumed_from") or {"rows": n_kept, **{key: old.get(key) for key in _CALL_FIELDS}}
+        meta["redo"] = old.get("redo", []) + ([{"query": args.redo, "rows": redone, **this_call}] if args.redo else [])
         out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str))
         print(f"wrote {out} and {out.with_suffix('.json')}")
 

@@ -613,7 +613,7 @@ def _renamed(deprecated, score_subsample):  # deprecated: FALS's extra keywords;
 class FALS(_LabelSelector):
     """Label-specific feature selection by the input gradients of a two-layer perceptron (FALS and variants).
     Inputs are scaled by default (`scale=True`): on scene, raw FALS was no better than random features
-    (AP 0.507 vs 0.518, 5 seeds) and scaled FALS reached 0.539; see *Feature scale*."""
+    (AP 0.512 vs 0.518, 5 split × seed units) and scaled FALS reached 0.548; see *Feature scale*."""
     def __init__(self,
                  k=0.1,                # features kept per label: fraction of D in (0, 1] or an int in [1, D]
                  # 'fals', 'fams' (shared subset), 'fils'/'fims' (Fisher-weighted), 'falsb' (C binary nets)
