@@ -191,6 +191,23 @@ def test_rows_name_their_code_version_and_run_and_meta_names_both(tmp_path, need
     assert m2["code_version"]["hidden"] == m1["code_version"]["hidden"]          # same code: one version
 
 
+def test_fig3_fig9_depth_and_scale_units_are_split_and_seed(need_data):
+    "variants_cell, architecture_sweep and scale_cell of unit s: split s, FALS and the BR trees seeded s (as Table 3's)."
+    need_data("emotions")
+    from mlxplain.experiments import resampled_split
+    from mlxplain.fals import FALS
+    tr, te = resampled_split("emotions", 1)
+    k = E.check_k(0.1, tr.n_features)
+    f = FALS(k=k, scale=False, random_state=1).fit(tr.X, tr.Y)
+    want = E.evaluate(tr, te, f.selected_, tree_seed=1)
+    rows = E.variants_cell("emotions", 1, 2)
+    got = {"variants": next(r for r in rows if r["table"] == "fig3" and r["variant"] == "FALS"),
+           "scale": next(r for r in E.scale_cell("emotions", 1) if r["method"] == "unscaled"),
+           "arch": E.architecture_sweep("emotions", seed=1, layers=(2,), activations=("ReLU",)).iloc[0]}
+    for part, r in got.items():   # the 2-layer ReLU net of the depth sweep is FALS's own network
+        assert all(np.isclose(r[m], want[m], rtol=0, atol=1e-9) for m in ("HL", "OE", "RL", "AP")), part
+
+
 def test_fig8_and_fig9_width_units_are_split_and_seed(need_data):
     "k_sweep and hidden_sweep of unit s: split s of resampled_split (0: the set's own), FALS and the BR trees seeded s."
     need_data("emotions")
