@@ -503,7 +503,7 @@ def rule_summary(res):
 
 
 # what one call of the rule benchmark measured under: the rows it measured carry these (a --redo records its own)
-_CALL_FIELDS = ("git_head", "cpsat_floor_ms", "loadavg_end", "nice", "cpus", "machine")
+_CALL_FIELDS = ("command", "git_head", "cpsat_floor_ms", "loadavg_end", "nice", "cpus", "machine")
 
 
 def rule_bench(args):

@@ -46,3 +46,13 @@ def test_timed_regions_refuse_tracing(bench, timers):
                 with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
                     mod.__dict__[name](lambda: None)
     torch.set_num_threads(1)
+
+
+def test_prakel_interleaved_timing_refuses_tracing():
+    "time_methods (the ratios' clock: methods interleaved, min CPU seconds) refuses every kind of tracing too."
+    mod = _load("bench_prakel")
+    assert set(mod.time_methods({"a": lambda: None, "b": lambda: None}, 2)) == {"a", "b"}
+    for kind, ctx in _tracing_kinds(False).items():
+        with ctx():
+            with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
+                mod.time_methods({"a": lambda: None}, 1)
