@@ -512,6 +512,10 @@ def rule_bench(args):
     import platform
     import subprocess
     from importlib.metadata import version
+    if args.out:  # the rows name the commit they were measured at, so the measured code must be that commit's
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "mlxplain", "benchmarks", "settings.ini"],
+                               capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1]).stdout
+        if dirty.strip(): raise SystemExit(f"--out: commit the package and benchmark first; uncommitted:\n{dirty}")
     problems = rule_problems()
     grid_rows = rule_grid(problems, args.order, args.order_seed)
     total = len(grid_rows)

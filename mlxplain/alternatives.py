@@ -17,6 +17,7 @@ __all__ = ['OBJECTIVES', 'UNIVARIATE', 'dice_dissimilarity', 'max_overlap', 'dic
            'shared_vs_specific', 'tree_mcc', 'demo']
 
 # %% ../nbs/40_alternatives.ipynb #bfb1f4e7
+import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -200,7 +201,7 @@ class SolverOptions:
     precheck_time: float = 1.0
     precheck_share: float = 0.1
     # sequential step walk: seconds at least, else this share of the last CP-SAT solve's time
-    walk_min_time: float = 0.0005
+    walk_min_time: float = 0.005
     walk_share: float = 0.25
     walk_share_max: float = 1.0  # the share at most (more time than a CP-SAT solve took rarely pays)
     # max-min walk: after its first round it keeps taking turns with CP-SAT only while its bound is within this
@@ -1516,70 +1517,129 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
         quals = [self.set_quality(s) for s in sets]
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
+# %% ../nbs/40_alternatives.ipynb #walkkern28
+@numba.njit(cache=True)
+def _relaxed_best(c, mptr, midx, pattern, banned, cnt, used, ov, j, r):
+    """The best r features from position j on in a relaxation: each feature counts against the first set holding
+    it only (a partition matroid, so taking them greedily in quality order is its optimum); features of a full
+    set are left out. Returns (total, True), or (0, False) when not even the relaxation has r features."""
+    used[:] = 0
+    tot = 0
+    for t in range(j, c.shape[0]):
+        if banned[pattern[t]]: continue
+        lo, hi = mptr[t], mptr[t + 1]  # the earlier sets holding feature t: midx[lo:hi]
+        if hi > lo:
+            g = midx[lo]
+            if cnt[g] + used[g] >= ov: continue
+            full = False
+            for u in range(lo + 1, hi):
+                if cnt[midx[u]] >= ov:
+                    full = True
+                    break
+            if full: continue
+            used[g] += 1
+        tot += c[t]
+        r -= 1
+        if r == 0: return tot, True
+    return tot, False
+
+@numba.njit(cache=True)
+def _walk_nodes(c, mptr, midx, pattern, k, ov, gap, limit, state, banned, cnt, used, nxt, s, chosen, pstart,
+                passed, best_set):
+    """Go on with the depth-first search of `_step_search` from where `state` left it until `state[2]` (nodes so
+    far) reaches `limit`. state: depth, top of `passed`, nodes, whether a set was found, its value. Returns True
+    once searched through. The recursion is kept in arrays (per depth: next position `nxt`, sum `s`, chosen
+    feature, start of its bans in `passed`), so that the search can stop for a look at the clock and go on."""
+    n = c.shape[0]
+    d, ptop, nodes, have, best = state[0], state[1], state[2], state[3], state[4]
+    while True:
+        r = k - d
+        j, down = nxt[d], False
+        while j <= n - r:
+            pj = pattern[j]
+            if banned[pj]:
+                j += 1
+                continue
+            if nodes >= limit:  # out of budget: keep where the search stands
+                nxt[d] = j
+                state[0], state[1], state[2], state[3], state[4] = d, ptop, nodes, have, best
+                return False
+            nodes += 1
+            full = False
+            for u in range(mptr[j], mptr[j + 1]):
+                if cnt[midx[u]] >= ov:
+                    full = True
+                    break
+            if full:
+                j += 1
+                continue
+            b, ok = _relaxed_best(c, mptr, midx, pattern, banned, cnt, used, ov, j, r)
+            if not ok: break  # the bound covers every completion from j on, so a failing j ends the loop
+            if have:
+                tb = s[d] + b
+                if tb <= best or (gap > 0 and tb - gap * abs(tb) <= best): break
+            chosen[d] = j
+            if r == 1:  # the set is full
+                if not have or s[d] + c[j] > best:
+                    best, have = s[d] + c[j], 1
+                    best_set[:] = chosen
+            else:  # one level down
+                for u in range(mptr[j], mptr[j + 1]): cnt[midx[u]] += 1
+                s[d + 1], nxt[d + 1], pstart[d + 1] = s[d] + c[j], j + 1, ptop
+                d += 1
+                down = True
+                break
+            banned[pj] += 1  # j is passed over: a set with a worse feature of its pattern is no better
+            passed[ptop] = pj
+            ptop += 1
+            j += 1
+        if down: continue
+        while ptop > pstart[d]:  # this depth is searched through: its bans end
+            ptop -= 1
+            banned[passed[ptop]] -= 1
+        if d == 0: break
+        d -= 1  # back up: the feature chosen at depth d is passed over from now on
+        j = chosen[d]
+        for u in range(mptr[j], mptr[j + 1]): cnt[midx[u]] -= 1
+        banned[pattern[j]] += 1
+        passed[ptop] = pattern[j]
+        ptop += 1
+        nxt[d] = j + 1
+    state[0], state[1], state[2], state[3], state[4] = d, ptop, nodes, have, best
+    return True
+
 # %% ../nbs/40_alternatives.ipynb #walkstep28
+_WALK_CHUNK = 4096  # nodes between two looks at the clock (0.1-0.2 ms compiled)
+
 def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumbent: a list, gets the best set found
                  gap=0.0):  # relative gap: a branch is cut once it cannot beat the best set by more than this
     """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
     lists): depth-first, the next chosen feature in quality order, cut when the best completion of a relaxation
-    (`bound`) cannot beat the best set found; features of one pattern (the same earlier sets) are taken best
-    first. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget); then `incumbent`, if
-    given, holds the best set found before the budget ran out (or stays empty)."""
+    (`_relaxed_best`) cannot beat the best set found; features of one pattern (the same earlier sets) are taken
+    best first. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget: `max_nodes` nodes or
+    the clock past `deadline`); then `incumbent`, if given, holds the best set found before (or stays empty)."""
     n = len(c)
-    member = [[] for _ in range(n)]
     cons = [F for F in fixed if len(F) > ov]  # a set sharing at most ov features can never be violated
+    member = [[] for _ in range(n)]
     for f, F in enumerate(cons):
         for t in F: member[t].append(f)
     ids = {}
-    pattern = [ids.setdefault(tuple(m), len(ids)) for m in member]  # features in the same earlier sets
-    banned = [0] * len(ids)  # > 0: a better feature of this pattern was passed over, so none of it may follow
-    cnt, chosen, best, nodes, nf = [0] * len(cons), [], [None, None], 0, len(cons)
-    def bound(j, r):
-        """The best r features from position j on in a relaxation: each feature counts against the first set
-        holding it only (a partition matroid, so taking them greedily in quality order is its optimum);
-        features of a full set are left out. None: not even the relaxation has r features."""
-        used, tot = [0] * nf, 0
-        for t in range(j, n):
-            if banned[pattern[t]]: continue
-            mt = member[t]
-            if mt:
-                g = mt[0]
-                if cnt[g] + used[g] >= ov or (len(mt) > 1 and any(cnt[f] >= ov for f in mt)): continue
-                used[g] += 1
-            tot += c[t]
-            r -= 1
-            if r == 0: return tot
-        return None
-    def rec(i, s):
-        nonlocal nodes
-        r = k - len(chosen)
-        if r == 0:
-            if best[0] is None or s > best[0]: best[:] = [s, tuple(chosen)]
-            return
-        passed = []
-        for j in range(i, n - r + 1):
-            pj = pattern[j]
-            if banned[pj]: continue
-            nodes += 1
-            if nodes > max_nodes or (nodes % 256 == 0 and time.perf_counter() > deadline): raise _GiveUp("budget")
-            mj = member[j]
-            if any(cnt[f] >= ov for f in mj): continue
-            b = bound(j, r)  # bounds every completion from j on, so a failing j ends the loop
-            if b is None or (best[0] is not None and (s + b <= best[0] or gap and s + b - gap * abs(s + b) <= best[0])):
-                break
-            for f in mj: cnt[f] += 1
-            chosen.append(j)
-            rec(j + 1, s + c[j])
-            chosen.pop()
-            for f in mj: cnt[f] -= 1
-            banned[pj] += 1  # from here on j is passed over: a set with a worse feature of its pattern is no better
-            passed.append(pj)
-        for pj in passed: banned[pj] -= 1
-    try:
-        rec(0, 0)
-    except _GiveUp:
-        if incumbent is not None and best[1] is not None: incumbent[:] = best[1]
-        return None
-    return best[1] if best[1] is not None else "infeasible"
+    pattern = np.array([ids.setdefault(tuple(m), len(ids)) for m in member], dtype=np.int64)
+    mptr = np.zeros(n + 1, dtype=np.int64)  # feature t's earlier sets: midx[mptr[t]:mptr[t + 1]]
+    mptr[1:] = np.cumsum([len(m) for m in member])
+    midx = np.array([f for m in member for f in m] + [0], dtype=np.int64)
+    nf, z = max(len(cons), 1), lambda size: np.zeros(size, dtype=np.int64)  # noqa: E731
+    state, best_set = z(5), z(k)
+    # banned (> 0: a better feature of this pattern was passed over, so none of it may follow), set counts,
+    # the relaxation's counts, and the per-depth stack
+    work = (z(len(ids)), z(nf), z(nf), z(k + 1), z(k + 1), z(k), z(k + 1), z(n * k + 1))
+    c = np.asarray(c, dtype=np.int64)
+    while not _walk_nodes(c, mptr, midx, pattern, k, ov, float(gap), min(max_nodes, state[2] + _WALK_CHUNK),
+                          state, *work, best_set):
+        if state[2] >= max_nodes or time.perf_counter() > deadline:
+            if incumbent is not None and state[3]: incumbent[:] = best_set.tolist()
+            return None
+    return tuple(best_set.tolist()) if state[3] else "infeasible"
 
 # %% ../nbs/40_alternatives.ipynb #seqcls28
 class _SequentialSearch:
