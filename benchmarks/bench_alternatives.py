@@ -520,9 +520,10 @@ def rule_bench(args):
     grid_rows = rule_grid(problems, args.order, args.order_seed)
     total = len(grid_rows)
     if args.offset: grid_rows = grid_rows[args.offset:]
+    if args.search: grid_rows = [r for r in grid_rows if r[4] == args.search]  # one search's rows, order kept
     if args.limit: grid_rows = grid_rows[:args.limit]
     print(f"rule: {RULE}\n{len(problems)} problems, {total} rows in the grid; running {len(grid_rows)} "
-          f"(offset {args.offset}, order {args.order}, seed {args.order_seed}); CPUs {sorted(os.sched_getaffinity(0))}, "
+          f"(offset {args.offset}, search {args.search or 'all'}, order {args.order}, seed {args.order_seed}); CPUs {sorted(os.sched_getaffinity(0))}, "
           f"nice {os.nice(0)}, load {os.getloadavg()}")
     loaders = {name: (d, load) for name, n, d, load in problems}
     cache, rows = {}, []
@@ -581,7 +582,7 @@ def rule_bench(args):
         out.parent.mkdir(parents=True, exist_ok=True)
         res.to_csv(out, index=False)
         meta = {"command": "benchmarks/bench_alternatives.py " + " ".join(sys.argv[1:]), "rule": RULE,
-                "grid_rows": total, "rows_run": len(res), "offset": args.offset, "order": args.order,
+                "grid_rows": total, "rows_run": len(res), "offset": args.offset, "search": args.search or "all", "order": args.order,
                 "order_seed": args.order_seed, "cpus": sorted(os.sched_getaffinity(0)), "nice": os.nice(0),
                 "loadavg_end": os.getloadavg(), "machine": platform.node(), "ortools": version("ortools"),
                 "alfese": version("alfese"),
@@ -630,6 +631,8 @@ def main():
     ap.add_argument("--order", choices=("shuffled", "grid"), default="shuffled", help="--rule: row order")
     ap.add_argument("--order-seed", type=int, default=0, help="--rule: seed of the shuffled order")
     ap.add_argument("--offset", type=int, default=0, help="--rule: skip the first rows of the order")
+    ap.add_argument("--search", choices=("sequential", "simultaneous"), help="--rule: after --offset, keep only this "
+                    "search's rows (in the same order) before --limit, e.g. a held-out check of one search")
     ap.add_argument("--repeats", type=int, default=5, help="--rule: more runs (median) of a solve under 1 s")
     ap.add_argument("--resume", action="store_true", help="--rule: keep the rows already in --out (same slice), "
                     "measure the rest, and write each row as it finishes")
