@@ -1280,6 +1280,42 @@ def test_step_search_takes_each_pattern_best_first():
     assert all(len(set(got) & set(F)) <= 2 for F in fixed)
 
 
+def _hard_last_step():
+    "The last step of a sequential search (44 close qualities, k = 10, at most 2 shared): 20,000-100,000 nodes."
+    rng = np.random.default_rng(0)
+    c = sorted((10**6 * (1 + 0.05 * rng.random(44))).astype(int).tolist(), reverse=True)
+    fixed = []
+    for _ in range(9):
+        fixed.append(list(alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)))
+    return c, fixed
+
+
+def test_step_search_stops_at_its_deadline_with_its_best_set():
+    "The compiled search looks at the clock between chunks of nodes: a deadline already past stops it at once."
+    c, fixed = _hard_last_step()
+    assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None  # needs more than 20,000
+    got, t0 = [], time.perf_counter()
+    assert alt._step_search(c, fixed, 10, 2, t0 - 1, 10**9, got) is None
+    assert time.perf_counter() - t0 < 0.5  # one chunk (4096 nodes, about a millisecond), not the whole search
+    assert len(set(got)) == 10 and all(len(set(got) & set(F)) <= 2 for F in fixed)  # a feasible hint
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 300])
+def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk):
+    "Stopped after every `chunk` nodes and resumed, the search finds the same set as in one go (its state is kept)."
+    c, fixed = _hard_last_step()
+    cases = [(c, fixed, 10, 2)]
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n, k = int(rng.integers(6, 14)), int(rng.integers(2, 6))
+        cases.append((sorted(rng.integers(-5, 10**4, n).tolist(), reverse=True),
+                      [sorted(rng.choice(n, k, replace=False).tolist()) for _ in range(int(rng.integers(0, 5)))],
+                      k, int(rng.integers(0, k))))
+    whole = [alt._step_search(*x, time.perf_counter() + 60, 10**9) for x in cases]
+    monkeypatch.setattr(alt, "_WALK_CHUNK", chunk)
+    assert [alt._step_search(*x, time.perf_counter() + 60, 10**9) for x in cases] == whole
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 10), k=st.integers(1, 5), n_fixed=st.integers(0, 4),
        ov=st.integers(0, 4), ties=st.booleans())

@@ -28,3 +28,27 @@ def test_profile_ours_splits_the_time_and_restores_the_solver():
     assert prof["cpsat_calls"] == 7 and prof["cpsat_s"] > 0 and prof["build_s"] >= 0
     parts = prof["cpsat_s"] + prof["build_s"] + prof["walk_s"] + prof["other_s"]
     assert parts == pytest.approx(prof["profile_total_s"], rel=1e-6) and prof["cause"]
+
+
+def test_sequential_rows_compare_step_by_step():
+    "Each sequential step is the best set given the sets before it, so the first step that differs decides."
+    nan = float("nan")
+    # alfese's clean2 row (k=5, tau=0.4, a=9) in small: a worse second set, a better third one, a higher sum
+    assert bench.compare_steps([1.0, 0.50, 0.10], [1.0, 0.49, 0.30]) == "better"
+    assert bench.compare_steps([1.0, 0.49, 0.30], [1.0, 0.50, 0.10]) == "worse"
+    assert bench.compare_steps([1.0, 0.5], [1.0, 0.5 * (1 + 1e-8)]) == "equal"  # within 1e-6
+    assert bench.compare_steps([1.0, nan], [1.0, 0.2]) == "worse" and bench.compare_steps([1.0, 0.2], [1.0, nan]) == "better"
+    assert bench.compare_steps([1.0, nan, nan], [1.0, nan, nan]) == "equal"
+
+
+def test_rule_bench_refuses_to_write_results_of_uncommitted_code(tmp_path, monkeypatch):
+    "Rows name the commit they were measured at: with --out, a changed package or benchmark stops the run first."
+    import subprocess
+    def dirty(cmd, **kw):
+        assert cmd[:3] == ["git", "status", "--porcelain"]
+        return subprocess.CompletedProcess(cmd, 0, stdout=" M mlxplain/alternatives.py\n", stderr="")
+    monkeypatch.setattr(subprocess, "run", dirty)
+    monkeypatch.setattr(sys, "argv", ["bench_alternatives.py", "--rule", "--limit", "1", "--out", str(tmp_path / "x.csv")])
+    with pytest.raises(SystemExit, match="commit the package and benchmark first"):
+        bench.main()
+    assert not (tmp_path / "x.csv").exists()
