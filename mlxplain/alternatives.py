@@ -365,12 +365,51 @@ def _one_worker(seed, time_limit=None):
     return sol
 
 # %% ../nbs/40_alternatives.ipynb #d46f87c5
-def _counts_relaxation(q, k, n_sets, ov, precision=None, int_max=_CPSAT_INT_MAX):
-    "CP-SAT model of the count relaxation for sum-aggregation (q non-increasing): x[j][v] = [c_j = v]."
-    m, n = _CpModel(), len(q)
-    L = _int_multiplier("linear", k, n, n_sets, "sum", "fast", counts=True)
-    scale = 10 ** _cpsat_precision(L, precision, int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
-    cq = [int(round(float(x) * scale)) for x in q]
+_MAX_HISTOGRAMS = 200_000  # count relaxation: list the histograms up to this many (CP-SAT beyond)
+
+def _count_scale(q, k, n_sets, precision=None, int_max=_CPSAT_INT_MAX) -> float:
+    "The count relaxation's scale: round(q * scale) are the integers it maximises over."
+    L = _int_multiplier("linear", k, len(q), n_sets, "sum", "fast", counts=True)
+    return 10 ** _cpsat_precision(L, precision, int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
+
+def _count_histograms(cq, k, n_sets, ov, max_rows=None):
+    """Every histogram of the count relaxation, valued on the integers cq (non-increasing; the largest counts go to
+    the best features), best first: (values, histogram) with histogram(i) the i-th best as counts of features used
+    by n_sets, n_sets - 1, ..., 1 sets. Ties keep the histograms' order (fewest features in many sets first).
+    None: more than max_rows (default `_MAX_HISTOGRAMS`) of them."""
+    g, n = n_sets, len(cq)
+    max_rows = _MAX_HISTOGRAMS if max_rows is None else max_rows
+    P = np.concatenate([[0], np.cumsum(np.asarray(cq, dtype=np.int64))])  # prefix sums of the sorted integers
+    budget = ov * g * (g - 1) // 2  # overlapping pairs of sets, all together
+    left, pairs, used = np.array([g * k]), np.array([0]), np.array([0])  # per partial histogram
+    F, levels = np.zeros(1, dtype=np.int64), []
+    for v in range(g, 1, -1):  # h_v for v = g .. 2: every partial histogram extended by every count it allows
+        pv = v * (v - 1) // 2
+        cap = np.minimum(np.minimum(left // v, (budget - pairs) // pv), n - used)
+        if v == g: cap = np.minimum(cap, ov)  # features in every set overlap every pair
+        reps = cap + 1
+        if reps.sum() > max_rows: return None
+        idx = np.repeat(np.arange(len(reps)), reps)
+        h = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+        left, pairs, used = left[idx] - v * h, pairs[idx] + pv * h, used[idx] + h
+        # the value sum_v v * (P[end_v] - P[start_v]) telescopes to sum_v P[end_v]: add this block's end
+        F = F[idx] + P[used]
+        levels.append((idx, h))
+    ok = np.flatnonzero(left <= n - used)  # h_1 = what is left
+    F = F[ok] + P[used[ok] + left[ok]]
+    best = np.argsort(-F, kind="stable")
+    def histogram(i):
+        r = ok[best[i]]
+        hs = [left[r]]
+        for idx, h in reversed(levels):
+            hs.append(h[r])
+            r = idx[r]
+        return np.array(hs[::-1], dtype=np.int64)
+    return F[best], histogram
+
+def _counts_relaxation(cq, k, n_sets, ov):
+    "CP-SAT model of the count relaxation on the integers cq (non-increasing): x[j][v] = [c_j = v]."
+    m, n = _CpModel(), len(cq)
     x = [[m.new_bool_var(f"x{j}_{v}") for v in range(n_sets + 1)] for j in range(n)]  # c_j = v
     for j in range(n): m.add_exactly_one(x[j])
     uses = range(1, n_sets + 1)
@@ -378,10 +417,10 @@ def _counts_relaxation(q, k, n_sets, ov, precision=None, int_max=_CPSAT_INT_MAX)
     m.add(sum(c) == n_sets * k)
     pairs = sum((v * (v - 1) // 2) * x[j][v] for j in range(n) for v in range(2, n_sets + 1))
     m.add(pairs <= ov * n_sets * (n_sets - 1) // 2)
-    m.add(sum(x[j][n_sets] for j in range(n)) <= ov)  # features in every set overlap every pair
+    if n_sets > 1: m.add(sum(x[j][n_sets] for j in range(n)) <= ov)  # features in every set overlap every pair
     for j in range(n - 1):  # symmetry breaking within a tie group
         if cq[j] == cq[j + 1]: m.add(c[j] >= c[j + 1])
-    m.maximize(sum(cq[j] * v * x[j][v] for j in range(n) for v in uses))
+    m.maximize(sum(int(cq[j]) * v * x[j][v] for j in range(n) for v in uses))
     return m, x
 
 def _cut_histogram(m, x, c, n_sets):
@@ -416,27 +455,48 @@ def _realize_counts(c, k, n_sets, ov, time_limit, seed):
     return None, "infeasible" if st == cp_model.INFEASIBLE else "unknown"
 
 # %% ../nbs/40_alternatives.ipynb #d78fb240
-def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=20, precision=None,
-                         int_max=_CPSAT_INT_MAX):
-    """Exact sum-aggregated simultaneous search for univariate qualities: maximise over count vectors
-    (a relaxation), then realise the best one as sets; an unrealisable count vector cuts off its histogram."""
-    t0, ov = time.perf_counter(), max_overlap(k, tau)
-    def left(): return None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    m, x = _counts_relaxation(q, k, n_sets, ov, precision, int_max)
-    for _ in range(max_rounds):
-        if left() is not None and left() <= 0: return None, "not solved"
+def _count_vectors(q, k, n_sets, ov, left, seed=0, precision=None, int_max=_CPSAT_INT_MAX):
+    """The count relaxation's count vectors (q non-increasing), best first: each one the caller goes on from could
+    not be realised, so every vector of its histogram is left behind. Yields 'not solved' once when CP-SAT
+    (used where the histograms are too many to list) runs out of time `left()`; ends when none is left."""
+    cq = np.round(np.asarray(q, dtype=float) * _count_scale(q, k, n_sets, precision, int_max)).astype(np.int64)
+    listed = _count_histograms(cq, k, n_sets, ov)
+    if listed is not None:
+        for i in range(len(listed[0])):
+            h = listed[1](i)
+            yield np.r_[np.repeat(np.arange(n_sets, 0, -1), h), np.zeros(len(q) - h.sum(), dtype=int)]
+        return
+    m, x = _counts_relaxation(cq, k, n_sets, ov)
+    while True:
+        if left() is not None and left() <= 0:
+            yield "not solved"
+            return
         sol = _one_worker(seed, left())
         st = _cpsat_check(sol.solve(m), m)
-        if st == cp_model.INFEASIBLE: return None, "infeasible"
-        if st != cp_model.OPTIMAL: return None, "not solved"
+        if st == cp_model.INFEASIBLE: return
+        if st != cp_model.OPTIMAL:
+            yield "not solved"
+            return
         c = [next(v for v in range(n_sets + 1) if sol.value(x[j][v])) for j in range(len(q))]
+        yield c
+        _cut_histogram(m, x, c, n_sets)  # no-good: no count vector with this histogram is realisable
+
+def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=20, precision=None,
+                         int_max=_CPSAT_INT_MAX):
+    """Exact sum-aggregated simultaneous search for univariate qualities: the count relaxation's count vectors,
+    best first, until one can be realised as sets (optimal); 'infeasible' when none can, 'rounds' after
+    `max_rounds` that cannot (the caller falls back to the full model)."""
+    t0, ov = time.perf_counter(), max_overlap(k, tau)
+    def left(): return None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    for rounds, c in enumerate(_count_vectors(q, k, n_sets, ov, left, seed, precision, int_max)):
+        if isinstance(c, str) or (left() is not None and left() <= 0): return None, "not solved"
+        if rounds == max_rounds: return None, "rounds"  # relaxation too loose here
         # small backtracking first; CP-SAT if it runs out of nodes
         sets, how = _realize_counts_dfs(c, k, n_sets, ov)
         if how == "unknown": sets, how = _realize_counts(c, k, n_sets, ov, left(), seed)
         if sets is not None: return sets, "optimal"
         if how == "unknown": return None, "not solved"
-        _cut_histogram(m, x, c, n_sets)  # no-good: no count vector with this histogram is realisable
-    return None, "rounds"  # relaxation too loose here: the caller falls back to the full model
+    return None, "infeasible"  # no count vector, or none that can be realised
 
 class _GiveUp(Exception): "A search budget (nodes, candidates or time) ran out."
 
@@ -591,7 +651,8 @@ class _MaxMinWalk:
     `max_cands` candidates in all were examined, and a later call continues where it stopped."""
     def __init__(self, c, k, ov, n_sets, max_nodes):
         self.gen, self.ov, self.n_sets, self.max_nodes = _top_subsets(c, k), ov, n_sets, max_nodes
-        self.groups, self.cands, self.N, self.peek, self.pending, self.ub, self.done = {}, [], [], None, None, None, None
+        self.cands, self.N, self.peek, self.pending, self.ub, self.done = [], [], None, None, None, None
+        self.member = np.zeros((len(c), 1024), dtype=np.uint8)  # member[f, i]: candidate i holds feature f
     def _clique(self, P, r, deadline):  # r pairwise compatible sets in bitmask P; N[v]: earlier sets, each clique once
         self.nodes += 1
         if self.nodes > self.max_nodes: raise _GiveUp("gave up")
@@ -626,12 +687,12 @@ class _MaxMinWalk:
                 self.ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
                 if len(self.cands) >= max_cands: return None, "gave up", v
                 self.peek, i = None, len(self.cands)
-                keys = list(itertools.combinations(I, self.ov + 1))  # two sets conflict iff they share ov+1
-                conf = 0
-                for U in keys: conf |= self.groups.get(U, 0)
-                for U in keys: self.groups[U] = self.groups.get(U, 0) | (1 << i)
+                if i == self.member.shape[1]: self.member = np.concatenate([self.member, 0 * self.member], axis=1)
+                rows = list(I)
+                shared = self.member[rows, :i].sum(axis=0)  # features I shares with each earlier candidate
+                self.N.append(int.from_bytes(np.packbits(shared <= self.ov, bitorder="little").tobytes(), "little"))
+                self.member[rows, i] = 1
                 self.cands.append(I)
-                self.N.append(((1 << i) - 1) & ~conf)
                 self.pending = i
                 res = self._clique(self.N[i], self.n_sets - 1, deadline)
                 self.pending = None
@@ -878,8 +939,7 @@ def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
                                         options.count_rounds, None, options.int_max)
     if status == "infeasible": return None, "infeasible"
     if status != "optimal": return None, "unknown"
-    L = _int_multiplier("linear", k, len(q), n_sets, "sum", "fast", counts=True)  # the relaxation's scaling
-    s_r = 10 ** _cpsat_precision(L, None, options.int_max) / (float(np.abs(q).max(initial=0)) or 1.0)
+    s_r = _count_scale(q, k, n_sets, None, options.int_max)  # the relaxation's scaling
     S = sum(float(q[list(s_)].sum()) for s_ in sets) + n_sets * k / s_r  # its two roundings, at most
     return int(math.floor((scale * S + n_sets * k / 2) / n_sets)) + 1, "feasible"  # and the model's own rounding
 
@@ -900,22 +960,22 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     elif n_sets == 2 and (two := _two_sets_min(c_int, k, ov, deadline, budget)) is not None:
         sets, status, min_ub = two
     else:
+        # first: is there any solution at all? and the sum bound (the count relaxation: listed, so cheap)
+        sum_ub, feasible = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets, time_limit,
+                                          int(random_state or 0) % (2**31), options)
+        if feasible == "unknown":
+            feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+        if feasible == "infeasible":
+            return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
-        checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
+        checked, round_end = False, deadline  # the first round: candidates only
         while True:
             sets, status, min_ub = walk.run(cands, round_end)
             if status != "gave up" or cands >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
-            if not checked:  # the walk did not finish at once: is there any solution at all? and the sum bound
+            if not checked:  # the walk did not finish at once
                 checked = True
-                seed = int(random_state or 0) % (2**31)
-                sum_ub, feasible = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets, time_limit,
-                                                  seed, options)
-                if feasible == "unknown":
-                    feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
-                if feasible == "infeasible":
-                    return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
                 if sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub:
                     break  # the walk would first have to pass every candidate above the sum bound: CP-SAT goes on
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far

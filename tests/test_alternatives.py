@@ -981,6 +981,54 @@ def test_histogram_cut_removes_every_count_vector_of_an_unrealisable_histogram()
     assert sum(q[s].sum() for s in sets) == pytest.approx(brute(lambda F: float(q[F].sum()), 8, 3, 0.2, 4, "sum"))
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 6), g=st.integers(1, 5), k=st.integers(1, 4),
+       ties=st.booleans())
+def test_listed_histograms_are_the_count_relaxation_best_first(seed, n, g, k, ties):
+    """The listed histograms, best first, against every count vector by brute force and against CP-SAT's count
+    model with a cut after each optimum: the same values in the same order, and the same number of histograms."""
+    rng = np.random.default_rng(seed)
+    ov = int(rng.integers(0, k))
+    cq = np.sort(rng.integers(0, 4, n) if ties else rng.integers(-10**4, 10**6, n))[::-1].astype(np.int64)
+    values, histogram = alt._count_histograms(cq, k, g, ov)
+    brute_vals = {}  # histogram -> best value over its count vectors
+    for c in itertools.product(range(g + 1), repeat=n):
+        c = np.array(c)
+        if c.sum() != g * k or (c * (c - 1) // 2).sum() > ov * g * (g - 1) // 2 or (g > 1 and (c == g).sum() > ov):
+            continue
+        key = tuple(np.bincount(c, minlength=g + 1)[1:][::-1])
+        brute_vals[key] = max(brute_vals.get(key, -np.inf), int(c @ cq))
+    assert sorted(brute_vals.values(), reverse=True) == values.tolist()
+    assert all(brute_vals[tuple(histogram(i))] == values[i] for i in range(len(values)))
+    m, x = alt._counts_relaxation(cq, k, g, ov)  # CP-SAT over count vectors, each optimum's histogram cut off
+    seen = []
+    for _ in range(len(values) + 1):
+        sol = alt._one_worker(0)
+        if sol.solve(m) == alt.cp_model.INFEASIBLE: break
+        c = [next(v for v in range(g + 1) if sol.value(x[j][v])) for j in range(n)]
+        seen.append(int(np.dot(c, cq)))
+        alt._cut_histogram(m, x, c, g)
+    assert seen == values.tolist()
+
+
+def test_count_relaxation_lists_the_papers_grid_and_hands_more_sets_to_cp_sat(monkeypatch):
+    "Up to six sets of ten (the paper's grid) the histograms are listed; beyond the limit CP-SAT finds them, alike."
+    cq = np.arange(1000, 0, -1, dtype=np.int64)
+    assert len(alt._count_histograms(cq, 10, 6, 9)[0]) < alt._MAX_HISTOGRAMS
+    assert alt._count_histograms(cq, 10, 11, 9) is None
+    rng, cases = np.random.default_rng(2), []
+    for n, k, tau, g in [(12, 3, 0.34, 4), (15, 4, 0.5, 5), (10, 3, 0.67, 6), (9, 2, 0.5, 4)]:
+        q = np.sort(np.r_[rng.random(n - 3), 0.5, 0.5, 0.0])[::-1]  # with ties
+        cases.append((q, alt._solve_sum_by_counts(q, k, tau, g, time_limit=30), k, tau, g))
+    monkeypatch.setattr(alt, "_MAX_HISTOGRAMS", 0)  # every relaxation now goes to CP-SAT
+    for q, (sets, status), k, tau, g in cases:
+        sets2, status2 = alt._solve_sum_by_counts(q, k, tau, g, time_limit=30)
+        assert status == status2
+        if status == "optimal":
+            assert sum(q[s].sum() for s in sets) == pytest.approx(sum(q[s].sum() for s in sets2), abs=1e-9)
+            assert all(len(set(a) & set(b)) <= max_overlap(k, tau) for a, b in itertools.combinations(sets2, 2))
+
+
 @pytest.mark.parametrize("tau", [1 / 3, 2 / 3])
 def test_tied_qualities_match_brute_force(tau):
     "A small instance with three tie groups: the count relaxation with histogram cuts finds the brute-force optimum."
