@@ -193,7 +193,7 @@ class SolverOptions:
     int_max: int = _CPSAT_INT_MAX
     count_rounds: int = 20  # count relaxation: unrealisable count vectors cut off before the full model runs
     candidates: int = 20_000  # max-min walk: candidate sets at most
-    walk_start: int = 16  # max-min walk: candidates per feature before CP-SAT is first tried (then x4 per round)
+    walk_start: int = 64  # max-min walk: candidates per feature before CP-SAT is first tried (then x4 per round)
     nodes: int = 200_000_000  # max-min walk: clique-search nodes at most
     nodes_disjoint: int = 5_000_000  # partition search (tau = 1): nodes at most
     time_share: float = 0.8  # share of the time limit the max-min searches use before CP-SAT gets the rest
@@ -645,37 +645,125 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
         return best_groups, "gave up", ub
     return best_groups, "optimal", best
 
+# %% ../nbs/40_alternatives.ipynb #cliqkern28
+_M1, _M2, _M4, _H01 = (np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F),
+                       np.uint64(0x0101010101010101))
+
+@numba.njit(cache=True)
+def _popcount(x):
+    "Bits set in a uint64 (the SWAR count)."
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    return ((((x + (x >> np.uint64(4))) & _M4) * _H01) >> np.uint64(56))
+
+@numba.njit(cache=True)
+def _top_bit(x):
+    "Position of the highest bit set in a uint64 (x > 0)."
+    n = 0
+    for s in (32, 16, 8, 4, 2, 1):
+        if x >> np.uint64(s):
+            x >>= np.uint64(s)
+            n += s
+    return n
+
+@numba.njit(cache=True)
+def _add_candidate(member, N, rows, i, ov):
+    """Candidate i holds the features `rows`: row i of N gets a bit for each earlier candidate sharing at most ov
+    features with it (two sets conflict iff they share ov + 1), and column i of `member` its features."""
+    shared = np.zeros(i, dtype=np.int64)
+    for f in rows:
+        for j in range(i): shared[j] += member[f, j]
+    for w in range(i // 64 + 1):
+        word = np.uint64(0)
+        for b in range(min(64, i - 64 * w)):
+            if shared[64 * w + b] <= ov: word |= np.uint64(1) << np.uint64(b)
+        N[i, w] = word
+    for f in rows: member[f, i] = 1
+
+@numba.njit(cache=True)
+def _clique_nodes(N, r, limit, state, P, words, chosen):
+    """Go on with a search for r pairwise compatible earlier candidates among the bits of P[0] (row v of N: the
+    candidates before v compatible with v), from where `state` (depth, nodes) left it, until `state[1]` reaches
+    `limit`. Depth d holds its candidates left in P[d] (words[d] words) and its pick in chosen[d]; each pick is
+    the latest candidate left, so each clique is met once. Returns 1 (found: chosen[:r]), 0 (none) or -1."""
+    d, nodes = state[0], state[1]
+    while True:
+        if d == r:
+            state[0], state[1] = d, nodes
+            return 1
+        need, have = r - d, 0
+        for w in range(words[d]):
+            have += np.int64(_popcount(P[d, w]))
+            if have >= need: break
+        if have < need:  # too few left at this depth: back up (the pick there is already taken out)
+            if d == 0:
+                state[0], state[1] = d, nodes
+                return 0
+            d -= 1
+            continue
+        if nodes >= limit:
+            state[0], state[1] = d, nodes
+            return -1
+        nodes += 1
+        w = words[d] - 1
+        while P[d, w] == 0: w -= 1
+        v = 64 * w + _top_bit(P[d, w])
+        P[d, w] ^= np.uint64(1) << np.uint64(v - 64 * w)
+        chosen[d] = v
+        words[d + 1] = v // 64 + 1  # row v of N only has bits below v
+        for u in range(words[d + 1]): P[d + 1, u] = P[d, u] & N[v, u]
+        d += 1
+
 # %% ../nbs/40_alternatives.ipynb #a98f1aed
 class _MaxMinWalk:
     """The candidate walk of the max-min search as a resumable search: `run(max_cands)` walks on until
-    `max_cands` candidates in all were examined, and a later call continues where it stopped."""
+    `max_cands` candidates in all were examined, and a later call continues where it stopped (inside a clique
+    search too). Candidates' compatibility is kept as bit rows (uint64 words) for the compiled clique search."""
     def __init__(self, c, k, ov, n_sets, max_nodes):
         self.gen, self.ov, self.n_sets, self.max_nodes = _top_subsets(c, k), ov, n_sets, max_nodes
-        self.cands, self.N, self.peek, self.pending, self.ub, self.done = [], [], None, None, None, None
+        self.cands, self.peek, self.pending, self.ub, self.done = [], None, None, None, None
         self.member = np.zeros((len(c), 1024), dtype=np.uint8)  # member[f, i]: candidate i holds feature f
-    def _clique(self, P, r, deadline):  # r pairwise compatible sets in bitmask P; N[v]: earlier sets, each clique once
-        self.nodes += 1
-        if self.nodes > self.max_nodes: raise _GiveUp("gave up")
-        if deadline is not None and self.nodes % 2048 == 0 and time.perf_counter() > deadline:
-            raise _GiveUp("gave up")
-        if r == 0: return []
-        while P.bit_count() >= r:
-            v = P.bit_length() - 1
-            P ^= 1 << v
-            res = self._clique(P & self.N[v], r - 1, deadline)
-            if res is not None: return res + [v]
-        return None
-    def _found(self, i, res, v):
-        self.done = [self.cands[j] for j in [i] + res], "optimal", v
+        self.N = np.zeros((1024, 16), dtype=np.uint64)  # N[i]: bits of the earlier candidates compatible with i
+        r = max(n_sets - 1, 1)
+        self.state, self.chosen, self.words = np.zeros(2, dtype=np.int64), np.zeros(r, dtype=np.int64), \
+            np.zeros(r + 1, dtype=np.int64)
+    def _grow(self):
+        "Room for twice as many candidates."
+        n = self.member.shape[1]
+        self.member = np.concatenate([self.member, np.zeros_like(self.member)], axis=1)
+        N = np.zeros((2 * n, 2 * self.N.shape[1]), dtype=np.uint64)
+        N[:n, :self.N.shape[1]] = self.N
+        self.N = N
+    def _start(self, i):
+        "A clique search for candidate i: r more sets among the earlier candidates compatible with i."
+        self.P = np.zeros((len(self.chosen) + 1, self.N.shape[1]), dtype=np.uint64)
+        self.words[0] = i // 64 + 1
+        self.P[0, :self.words[0]] = self.N[i, :self.words[0]]
+        self.state[:] = 0
+        self.pending = i
+    def _clique(self, deadline):
+        "Go on with the pending clique search: True (found), False (none), or _GiveUp (node budget or time)."
+        r = self.n_sets - 1
+        if r == 0: return True
+        while True:  # chunks of nodes, with a look at the clock between them
+            before = int(self.state[1])
+            res = _clique_nodes(self.N, r, before + max(0, min(16384, self.max_nodes - self.nodes)), self.state,
+                                self.P, self.words, self.chosen)
+            self.nodes += int(self.state[1]) - before
+            if res >= 0: return res == 1
+            if self.nodes >= self.max_nodes or (deadline is not None and time.perf_counter() > deadline):
+                raise _GiveUp("gave up")
+    def _found(self, i, v):
+        picks = [int(j) for j in self.chosen[:self.n_sets - 1]]
+        self.done = [self.cands[j] for j in [i] + picks], "optimal", v
         return self.done
     def run(self, max_cands, deadline=None):
         "(index tuples, 'optimal' | 'infeasible' | 'gave up', upper bound on the optimum)."
         if self.done is not None: return self.done
         self.nodes = 0  # the node budget holds per call
         try:
-            if self.pending is not None:  # a candidate whose clique search a budget cut short: search it again
-                res = self._clique(self.N[self.pending], self.n_sets - 1, deadline)
-                if res is not None: return self._found(self.pending, res, self.ub)
+            if self.pending is not None:  # a candidate whose clique search a budget cut short: go on with it
+                if self._clique(deadline): return self._found(self.pending, self.ub)
                 self.pending = None
             while True:
                 if self.peek is None:
@@ -686,17 +774,16 @@ class _MaxMinWalk:
                 v, I = self.peek
                 self.ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
                 if len(self.cands) >= max_cands: return None, "gave up", v
+                if deadline is not None and len(self.cands) % 64 == 0 and time.perf_counter() > deadline:
+                    return None, "gave up", v
                 self.peek, i = None, len(self.cands)
-                if i == self.member.shape[1]: self.member = np.concatenate([self.member, 0 * self.member], axis=1)
-                rows = list(I)
-                shared = self.member[rows, :i].sum(axis=0)  # features I shares with each earlier candidate
-                self.N.append(int.from_bytes(np.packbits(shared <= self.ov, bitorder="little").tobytes(), "little"))
-                self.member[rows, i] = 1
+                if i == self.member.shape[1]: self._grow()
+                _add_candidate(self.member, self.N, np.array(I, dtype=np.int64), i, self.ov)
                 self.cands.append(I)
-                self.pending = i
-                res = self._clique(self.N[i], self.n_sets - 1, deadline)
+                self._start(i)
+                found = self._clique(deadline)
                 self.pending = None
-                if res is not None: return self._found(i, res, v)
+                if found: return self._found(i, v)
         except _GiveUp as e:
             return None, str(e), self.ub
 
@@ -927,6 +1014,12 @@ def _least(*bounds):
     "The least of the bounds given (None: no bound)."
     return min((b for b in bounds if b is not None), default=None)
 
+def _too_many_pairs(nf, k, ov, n_sets) -> bool:
+    """The counting bound alone proves infeasibility: n_sets sets of k of nf features create at least the overlapping
+    pairs of the most even use of the features (each feature in q or q + 1 sets), more than ov per pair of sets."""
+    q, r = divmod(n_sets * k, nf)
+    return q >= n_sets + (r > 0) or r * (q + 1) * q // 2 + (nf - r) * q * (q - 1) // 2 > ov * n_sets * (n_sets - 1) // 2
+
 def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
     """An upper bound on the max-min optimum in the min model's integers c = round(q * scale) (q non-increasing):
     the sum-aggregation optimum / n_sets. Returns (bound or None, 'infeasible' | 'feasible' | 'unknown')."""
@@ -960,22 +1053,24 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     elif n_sets == 2 and (two := _two_sets_min(c_int, k, ov, deadline, budget)) is not None:
         sets, status, min_ub = two
     else:
-        # first: is there any solution at all? and the sum bound (the count relaxation: listed, so cheap)
-        sum_ub, feasible = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets, time_limit,
-                                          int(random_state or 0) % (2**31), options)
-        if feasible == "unknown":
-            feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
-        if feasible == "infeasible":
+        if _too_many_pairs(len(feats), k, ov, n_sets):
             return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
-        checked, round_end = False, deadline  # the first round: candidates only
+        checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
         while True:
             sets, status, min_ub = walk.run(cands, round_end)
             if status != "gave up" or cands >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
-            if not checked:  # the walk did not finish at once
+            if not checked:  # the walk did not finish at once: is there any solution at all? and the sum bound
                 checked = True
+                seed = int(random_state or 0) % (2**31)
+                sum_ub, feasible = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets, time_limit,
+                                                  seed, options)
+                if feasible == "unknown":
+                    feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+                if feasible == "infeasible":
+                    return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
                 if sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub:
                     break  # the walk would first have to pass every candidate above the sum bound: CP-SAT goes on
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
