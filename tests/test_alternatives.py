@@ -1361,7 +1361,8 @@ def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk):
                       k, int(rng.integers(0, k))))
     whole = [alt._step_search(*x, time.perf_counter() + 60, 10**9) for x in cases]
     monkeypatch.setattr(alt, "_WALK_CHUNK", chunk)
-    assert [alt._step_search(*x, time.perf_counter() + 60, 10**9) for x in cases] == whole
+    # (the hard case takes under 100,000 nodes: a search that loses its place runs out of the 200,000 here)
+    assert [alt._step_search(*x, time.perf_counter() + 60, 200_000) for x in cases] == whole
 
 
 @settings(max_examples=60, deadline=None)
@@ -1558,3 +1559,19 @@ def test_two_sets_min_needs_no_walk_or_model(monkeypatch):
         sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 34}, 10, tau, 2, aggregation="min",
                                              formulation="fast", time_limit=None)
         assert status == "optimal" and len(set(sets[0]) & set(sets[1])) <= max_overlap(10, tau)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_max_min_walk_over_many_words_of_candidates_equals_cp_sat(seed):
+    "The compiled clique search on bit rows of many 64-bit words (over a thousand candidates) against CP-SAT's model."
+    q = np.sort(np.random.default_rng(seed).lognormal(0, 0.3, 19))[::-1]
+    c = [int(round(x * 1e6)) for x in q]
+    w = alt._MaxMinWalk(c, 10, 5, 3, 10**9)
+    sets, status, value = w.run(20_000)
+    assert status == "optimal" and len(w.cands) > 900  # the cliques reach across many words
+    assert all(len(set(a) & set(b)) <= 5 for a, b in itertools.combinations(sets, 2))
+    assert min(sum(c[i] for i in S) for S in sets) == value
+    ref, st_, _ = solve_alternatives({"kind": "linear", "q": np.array(c, dtype=float), "n": 19}, 10, 0.5, 3,
+                                     aggregation="min", formulation="fast", time_limit=None,
+                                     options=SolverOptions(candidates=0))  # no walk: CP-SAT's model alone
+    assert st_ == "optimal" and min(sum(c[i] for i in S) for S in ref) == value
