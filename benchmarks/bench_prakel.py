@@ -14,6 +14,9 @@ Run: OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python benchmarks/bench_prakel.py [--
 """
 import argparse, json, math, os, platform, resource, subprocess, sys, time, warnings
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing_guard import untraced as _untraced  # noqa: E402  (every timed region calls it first)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -24,13 +27,6 @@ from mlxplain.prakel import PRAkEL, RAkEL, EPCC, CostRegressionClassifier
 import mlxplain.prakel as pk
 
 warnings.filterwarnings("ignore")
-
-def _untraced():
-    "Refuse to time under a profiler or tracemalloc: both slow the work and skew the ratio (they run in other modes)."
-    import tracemalloc
-    if sys.getprofile() is not None or tracemalloc.is_tracing():
-        raise RuntimeError("a timed region would run under a profiler or tracemalloc")
-
 
 def best_of(f, reps=3):
     "Minimum CPU time (process_time) and wall time of `reps` calls (the minimum is the least disturbed by other jobs)."

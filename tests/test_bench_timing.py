@@ -26,7 +26,20 @@ def _tracing_kinds(with_torch):
         sys.setprofile(lambda *a: None)
         try: yield
         finally: sys.setprofile(None)
-    kinds = {"tracemalloc": malloc, "sys.setprofile": python}
+    @contextmanager
+    def cprofile():
+        import cProfile
+        pr = cProfile.Profile()
+        pr.enable()
+        try: yield
+        finally: pr.disable()
+    @contextmanager
+    def tracer():
+        old = sys.gettrace()
+        sys.settrace(lambda *a: None)
+        try: yield
+        finally: sys.settrace(old)
+    kinds = {"tracemalloc": malloc, "sys.setprofile": python, "cProfile": cprofile, "sys.settrace": tracer}
     if with_torch:
         from torch.profiler import profile, ProfilerActivity
         kinds["torch.profiler"] = lambda: profile(activities=[ProfilerActivity.CPU])
@@ -56,3 +69,16 @@ def test_prakel_interleaved_timing_refuses_tracing():
         with ctx():
             with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
                 mod.time_methods({"a": lambda: None}, 1)
+
+
+def test_alternatives_timed_regions_refuse_tracing():
+    "The alternatives benchmark's timed call of ours (and alfese's timed child) refuse every kind of tracing too."
+    import numpy as np
+    sys.path.insert(0, str(BENCH))
+    mod = _load("bench_alternatives")
+    p = {"kind": "linear", "q": np.linspace(1, 0.1, 12), "n": 12}
+    assert mod.ours(p, 3, 0.5, 1, "sequential", "sum", "fast")[1] == "optimal"  # untraced: runs
+    for kind, ctx in _tracing_kinds(False).items():
+        with ctx():
+            with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
+                mod.ours(p, 3, 0.5, 1, "sequential", "sum", "fast")
