@@ -295,7 +295,6 @@ def summarize(res):
 
 def pmlb_bench(args):
     "Ours vs alfese side by side on the chapter's problems and PMLB_CASES: bench_pmlb.csv and its settings (.json)."
-    import json
     import platform
     import subprocess
     from importlib.metadata import version
@@ -532,7 +531,6 @@ _CALL_FIELDS = ("command", "git_head", "cpsat_floor_ms", "loadavg_end", "nice", 
 
 def rule_bench(args):
     "The rule-drawn benchmark: every row printed, CSV + JSON (rule, settings, summary) when --out is given."
-    import json
     import platform
     import subprocess
     from importlib.metadata import version

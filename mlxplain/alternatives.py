@@ -727,16 +727,16 @@ class _MaxMinWalk:
         r = max(n_sets - 1, 1)
         self.state, self.chosen, self.words = np.zeros(2, dtype=np.int64), np.zeros(r, dtype=np.int64), \
             np.zeros(r + 1, dtype=np.int64)
+        self.P = np.zeros((r + 1, self.N.shape[1]), dtype=np.uint64)  # the clique search's candidates per depth
     def _grow(self):
         "Room for twice as many candidates."
         n = self.member.shape[1]
         self.member = np.concatenate([self.member, np.zeros_like(self.member)], axis=1)
         N = np.zeros((2 * n, 2 * self.N.shape[1]), dtype=np.uint64)
         N[:n, :self.N.shape[1]] = self.N
-        self.N = N
+        self.N, self.P = N, np.zeros((len(self.P), N.shape[1]), dtype=np.uint64)
     def _start(self, i):
         "A clique search for candidate i: r more sets among the earlier candidates compatible with i."
-        self.P = np.zeros((len(self.chosen) + 1, self.N.shape[1]), dtype=np.uint64)
         self.words[0] = i // 64 + 1
         self.P[0, :self.words[0]] = self.N[i, :self.words[0]]
         self.state[:] = 0
