@@ -207,6 +207,9 @@ class SolverOptions:
     # max-min walk: after its first round it keeps taking turns with CP-SAT only while its bound is within this
     # share above the sum bound (else CP-SAT alone goes on; chosen on six problems, see "The sum bound")
     walk_reach: float = 0.02
+    # max-min: random restarts of the balancing search for an incumbent (0: its descent only; see "A balanced
+    # incumbent")
+    balance_kicks: int = 200
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
@@ -285,6 +288,7 @@ class _CpSatModel:
     def add(self, ct): self.m.add(ct)
     def add_if(self, ct, lit): self.m.add(ct).only_enforce_if(lit)
     def add_clause(self, lits_pos, lits_neg): self.m.add_bool_or(list(lits_pos) + [v.Not() for v in lits_neg])
+    def hint(self, x, v): self.m.add_hint(x, v)
     def maximize(self, expr):
         self.m.clear_objective()
         self.m.maximize(expr)
@@ -911,8 +915,9 @@ def _model_fast(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggrega
 # %% ../nbs/40_alternatives.ipynb #e3e881a3
 def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
                  time_limit,
-                 precision, random_state, n_jobs, options, min_ub=None, return_model=False):
-    "Build the paper's or the fast model on the features `feats` and solve it: (sets, status, seconds)."
+                 precision, random_state, n_jobs, options, min_ub=None, return_model=False, hint=None):
+    """Build the paper's or the fast model on the features `feats` and solve it: (sets, status, seconds).
+    `hint`: sets (feature indices) CP-SAT starts its search from (univariate qualities)."""
     kind, nf, ov = problem["kind"], len(feats), max_overlap(k, tau)
     pos = {int(j): i for i, j in enumerate(feats)}
     # relative scaling; integers stay <= int_max ("Solver back-ends")
@@ -925,6 +930,10 @@ def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, 
     given = (m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggregation)
     if formulation == "paper": S = _model_paper(*given)
     else: S = _model_fast(*given, options, min_ub)
+    if hint is not None and solver == "cpsat" and kind == "linear":  # in the model's order: best set first
+        for s, h in zip(S, sorted(hint, key=lambda h: -sum(m.c(problem["q"][j]) for j in h))):
+            inn = {pos[int(j)] for j in h}
+            for i in range(nf): m.hint(s[i], int(i in inn))
     if return_model: return m, S, feats
     t0 = time.perf_counter()
     status = m.solve()
@@ -1022,23 +1031,30 @@ def _too_many_pairs(nf, k, ov, n_sets) -> bool:
 
 def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
     """An upper bound on the max-min optimum in the min model's integers c = round(q * scale) (q non-increasing):
-    the sum-aggregation optimum / n_sets. Returns (bound or None, 'infeasible' | 'feasible' | 'unknown')."""
+    the sum-aggregation optimum / n_sets. Returns (bound or None, 'infeasible' | 'feasible' | 'unknown', the sum
+    path's sets as tuples of positions in q, or None)."""
     ov = max_overlap(k, tau)
     if n_sets in (2, 3):  # closed forms, run on the integers themselves: the bound is exact
         sets, _ = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(np.asarray(c, dtype=float), k, ov)
-        if sets is None: return None, "infeasible"
-        return sum(int(sum(c[j] for j in s_)) for s_ in sets) // n_sets, "feasible"
+        if sets is None: return None, "infeasible", None
+        return sum(int(sum(c[j] for j in s_)) for s_ in sets) // n_sets, "feasible", [tuple(s_) for s_ in sets]
     sets, status = _solve_sum_by_counts(q, k, tau, n_sets, _precheck_limit(time_limit, n_sets, options), seed,
                                         options.count_rounds, None, options.int_max)
-    if status == "infeasible": return None, "infeasible"
-    if status != "optimal": return None, "unknown"
+    if status == "infeasible": return None, "infeasible", None
+    if status != "optimal": return None, "unknown", None
     s_r = _count_scale(q, k, n_sets, None, options.int_max)  # the relaxation's scaling
     S = sum(float(q[list(s_)].sum()) for s_ in sets) + n_sets * k / s_r  # its two roundings, at most
-    return int(math.floor((scale * S + n_sets * k / 2) / n_sets)) + 1, "feasible"  # and the model's own rounding
+    # (+ 1: the model's own rounding)
+    return int(math.floor((scale * S + n_sets * k / 2) / n_sets)) + 1, "feasible", [tuple(s_) for s_ in sets]
+
+def _within_gap(value, ub, gap) -> bool:
+    "A weakest set worth `value` is optimal within the relative gap: no solution beats the bound `ub` (None: none)."
+    return value is not None and ub is not None and value >= ub - gap * abs(ub)
 
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
-    status 'gave up' = CP-SAT continues with the bound (and, for tau = 1, the best partition found)."""
+    status 'gave up' = CP-SAT continues with the bound and, as its hint, the best sets found (the partition search's
+    for tau = 1, the balancing search's otherwise)."""
     t0 = time.perf_counter()
     order = feats[np.argsort(-problem["q"][feats], kind="stable")]
     L = _int_multiplier("linear", k, len(feats), n_sets, "min", "fast")
@@ -1058,19 +1074,27 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
         checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
+        best, best_v, gap = None, None, options.relative_gap  # the balancing search's sets (positions in order)
         while True:
             sets, status, min_ub = walk.run(cands, round_end)
             if status != "gave up" or cands >= budget["candidates"]: break
+            if _within_gap(best_v, min_ub, gap): sets, status = best, "optimal"; break  # the walk's bound proves it
             if deadline is not None and time.perf_counter() >= deadline: break
-            if not checked:  # the walk did not finish at once: is there any solution at all? and the sum bound
+            if not checked:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
                 checked = True
                 seed = int(random_state or 0) % (2**31)
-                sum_ub, feasible = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets, time_limit,
-                                                  seed, options)
+                sum_ub, feasible, sum_sets = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets,
+                                                            time_limit, seed, options)
                 if feasible == "unknown":
                     feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
                 if feasible == "infeasible":
                     return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
+                ub = _least(min_ub, sum_ub)
+                if sum_sets is not None:  # balanced sets from the sum path's: within the gap of the bounds, done
+                    best, best_v = _balanced_sets(c_int, sum_sets, ov, options.balance_kicks,
+                                                  math.ceil(ub - gap * abs(ub)), seed)
+                    incumbent = [np.sort(order[list(s_)]) for s_ in best]  # CP-SAT's hint from now on
+                    if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break
                 if sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub:
                     break  # the walk would first have to pass every candidate above the sum bound: CP-SAT goes on
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
@@ -1078,7 +1102,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
             if deadline is not None: spent = min(spent, deadline - time.perf_counter())
             got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
                                        max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options,
-                                       _least(min_ub, sum_ub))
+                                       _least(min_ub, sum_ub), hint=incumbent)
             if st_ == "optimal":
                 return got, "optimal", time.perf_counter() - t0, None, None
             cands = min(budget["candidates"], cands * 4)
@@ -1091,6 +1115,98 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
         _best_first(sets, problem["q"])
     return sets, status, secs, min_ub, incumbent
+
+# %% ../nbs/40_alternatives.ipynb #balkern29
+@numba.njit(cache=True)
+def _move_ok(X, O, ov, w, out, inn, s):
+    """Set w gives feature `out` and takes `inn`; with s >= 0, set s takes `out` and gives `inn` (an exchange).
+    True iff every overlap with a third set stays <= ov (an exchange keeps the overlap of w and s)."""
+    for t in range(X.shape[0]):
+        if t == w or t == s: continue
+        if O[w, t] - X[t, out] + X[t, inn] > ov: return False
+        if s >= 0 and O[s, t] - X[t, inn] + X[t, out] > ov: return False
+    return True
+
+@numba.njit(cache=True)
+def _apply_move(X, val, O, c, w, out, inn, s):
+    "Carry out the move of `_move_ok`, keeping the sets' values `val` and overlaps `O` up to date."
+    for l, a, b in ((w, out, inn), (s, inn, out)):
+        if l < 0: continue
+        X[l, a], X[l, b] = 0, 1
+        val[l] += c[b] - c[a]
+        for t in range(X.shape[0]):
+            if t != l:
+                O[l, t] += X[t, b] - X[t, a]
+                O[t, l] = O[l, t]
+
+@numba.njit(cache=True)
+def _best_move(c, X, val, O, ov, w, floor):
+    """The move that lifts set w most while every set it touches ends above `floor`: a replacement (s = -1: w takes
+    a better feature from outside) or an exchange with set s (w takes a better feature of s, s a worse one of w).
+    Returns (gain, out, inn, s); gain 0: there is none."""
+    n, nf = X.shape
+    bg, bo, bi, bs = 0, -1, -1, -1
+    for s in range(-1, n):
+        if s == w: continue
+        for out in range(nf):
+            if X[w, out] == 0 or (s >= 0 and X[s, out] == 1): continue
+            for inn in range(nf):
+                if X[w, inn] == 1 or c[inn] <= c[out] or (s >= 0 and X[s, inn] == 0): continue
+                d = c[inn] - c[out]
+                gain = d if s < 0 else min(val[w] + d, val[s] - d) - floor
+                if gain > bg and _move_ok(X, O, ov, w, out, inn, s): bg, bo, bi, bs = gain, out, inn, s
+    return bg, bo, bi, bs
+
+@numba.njit(cache=True)
+def _descend(c, X, val, O, ov):
+    "The best move on a weakest set, as long as one lifts every set it touches above the minimum."
+    while True:
+        m, moved = val.min(), False
+        for w in range(X.shape[0]):
+            if val[w] != m: continue
+            gain, out, inn, s = _best_move(c, X, val, O, ov, w, m)
+            if gain > 0:
+                _apply_move(X, val, O, c, w, out, inn, s)
+                moved = True
+                break
+        if not moved: return
+
+@numba.njit(cache=True)
+def _balance_min(c, X0, ov, kicks, target, seed):
+    """Max-min local search from the sets X0 (0/1 rows of k ones, overlaps <= ov; c: integer qualities): a descent,
+    then up to `kicks` times a few random feasible moves from the best sets so far and a descent; stops once the
+    weakest set reaches `target`. Returns the best rows found (never worse than X0)."""
+    np.random.seed(seed)
+    n, nf = X0.shape
+    X, val, O = X0.copy(), np.zeros(n, dtype=np.int64), np.zeros((n, n), dtype=np.int64)
+    for l in range(n):
+        for j in range(nf):
+            val[l] += X[l, j] * c[j]
+            for t in range(n): O[l, t] += X[l, j] * X[t, j]
+    _descend(c, X, val, O, ov)
+    best, bval, bO = X.copy(), val.copy(), O.copy()
+    for it in range(kicks):
+        if bval.min() >= target: break
+        X[:], val[:], O[:] = best, bval, bO
+        for _ in range(2 + it % 3):  # a kick: two to four random feasible moves, whatever their gain
+            for _try in range(100):
+                w, out, inn, s = np.random.randint(n), np.random.randint(nf), np.random.randint(nf), np.random.randint(-1, n)
+                if s == w or X[w, out] == 0 or X[w, inn] == 1: continue
+                if s >= 0 and (X[s, out] == 1 or X[s, inn] == 0): continue
+                if _move_ok(X, O, ov, w, out, inn, s):
+                    _apply_move(X, val, O, c, w, out, inn, s)
+                    break
+        _descend(c, X, val, O, ov)
+        if val.min() > bval.min(): best[:], bval[:], bO[:] = X, val, O
+    return best
+
+def _balanced_sets(c, sets, ov, kicks, target, seed=0):
+    "The balancing search from `sets` (tuples of positions in c): (sets as sorted tuples, value of the weakest)."
+    c = np.asarray(c, dtype=np.int64)
+    X = np.zeros((len(sets), len(c)), dtype=np.uint8)
+    for l, s_ in enumerate(sets): X[l, list(s_)] = 1
+    B = _balance_min(c, X, ov, int(kicks), int(target), int(seed) % (2**31))
+    return [tuple(np.flatnonzero(row).tolist()) for row in B], int((B.astype(np.int64) @ c).min())
 
 # %% ../nbs/40_alternatives.ipynb #76addbc7
 _KINDS = ("linear", "fcbf", "mrmr", "wrapper")
@@ -1123,6 +1239,9 @@ def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation,
     gap = getattr(options, "relative_gap", 0.0)
     if isinstance(gap, bool) or not isinstance(gap, number) or not 0 <= gap < 1:
         raise ValueError(f"options.relative_gap={gap!r}: a fraction in [0, 1) (0: exact)")
+    kicks = getattr(options, "balance_kicks", 0)
+    if not _is_int(kicks) or not 0 <= kicks <= 10**7:  # the compiled search takes a machine integer
+        raise ValueError(f"options.balance_kicks={kicks!r}: an integer in [0, 10**7] (0: descent only)")
 
 # %% ../nbs/40_alternatives.ipynb #23411108
 _FORMULATIONS = ("auto", "paper", "fast")
@@ -1165,7 +1284,7 @@ def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precisio
     return None, time_limit, t_pre, min_ub, incumbent
 
 def _better_of(q, sets, status, incumbent):
-    "CP-SAT's sets or the partition search's incumbent, whichever has the larger minimum quality."
+    "CP-SAT's sets or the max-min search's incumbent, whichever has the larger minimum quality."
     def weakest(ss): return min(q[s_].sum() for s_ in ss)
     if sets[0] is None or weakest(incumbent) > weakest(sets):
         return sorted(incumbent, key=lambda s_: -q[s_].sum()), "feasible"
@@ -1232,10 +1351,10 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
         if done is not None: return done[0], done[1], done[2] + t_pre
         t_pre += t_short
     out = _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
-                       time_limit, precision, random_state, n_jobs, options, min_ub, return_model)
+                       time_limit, precision, random_state, n_jobs, options, min_ub, return_model, incumbent)
     if return_model: return out
     sets, status, secs = out
-    if incumbent is not None and status != "optimal":  # the partition search gave up: its best may be better
+    if incumbent is not None and status != "optimal":  # the max-min search gave up: its best may be better
         sets, status = _better_of(problem["q"], sets, status, incumbent)
     return sets, status, secs + t_pre
 

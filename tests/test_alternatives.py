@@ -469,7 +469,7 @@ def test_sum_bound_is_an_upper_bound_on_the_max_min_optimum(seed, n_sets, n_k, t
         best = max((min(sum(c[j] for j in S) for S in T)
                     for T in itertools.combinations(itertools.combinations(range(n), k), n_sets)
                     if all(len(set(A) & set(B)) <= ov for A, B in itertools.combinations(T, 2))), default=None)
-        ub, feasible = alt._min_ub_by_sum(q, c, scale, k, tau, n_sets, None, 0, SolverOptions())
+        ub, feasible, _ = alt._min_ub_by_sum(q, c, scale, k, tau, n_sets, None, 0, SolverOptions())
         assert feasible == ("infeasible" if best is None else "feasible")
         if best is not None: assert best <= ub
 
@@ -480,7 +480,7 @@ def test_sum_bound_allows_for_the_models_rounding(n_sets):
     k, scale = 2, 1e3
     q = np.full(k * n_sets, 1000.501 / scale)
     c = [int(round(x * scale)) for x in q]  # 1001 each: the weakest of the disjoint sets is worth 2002
-    ub, feasible = alt._min_ub_by_sum(q, c, scale, k, 1.0, n_sets, None, 0, SolverOptions())
+    ub, feasible, _ = alt._min_ub_by_sum(q, c, scale, k, 1.0, n_sets, None, 0, SolverOptions())
     assert feasible == "feasible" and ub >= 2002
 
 
@@ -1575,3 +1575,66 @@ def test_max_min_walk_over_many_words_of_candidates_equals_cp_sat(seed):
                                      aggregation="min", formulation="fast", time_limit=None,
                                      options=SolverOptions(candidates=0))  # no walk: CP-SAT's model alone
     assert st_ == "optimal" and min(sum(c[i] for i in S) for S in ref) == value
+
+
+def _max_min_problem(seed, nf=40):
+    "Qualities of many features of similar size: the max-min optimum lies within 1e-3 of the sum bound."
+    q = np.random.default_rng(seed).lognormal(0, 0.5, nf)
+    return {"kind": "linear", "q": q, "n": nf}
+
+@pytest.mark.parametrize("seed", range(6))
+def test_balanced_incumbent_settles_the_max_min_within_the_gap(seed, monkeypatch):
+    "The balancing search's sets end the call without CP-SAT when they are within the gap of the sum bound."
+    p, gap, k, tau, n_sets = _max_min_problem(seed), 1e-3, 8, 0.75, 4
+    by_sum, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="sum", formulation="fast", time_limit=None)
+    assert st_ == "optimal"
+    bound = sum(p["q"][s_].sum() for s_ in by_sum) / n_sets  # no weakest set is worth more than the sets' mean
+    calls = []
+    real = alt._solve_model
+    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
+                                     options=alt.SolverOptions(relative_gap=gap, walk_start=1))
+    assert st_ == "optimal"
+    ov = alt.max_overlap(k, tau)
+    assert [len(s_) for s_ in got] == [k] * n_sets
+    assert all(len(set(A) & set(B)) <= ov for A, B in itertools.combinations([s_.tolist() for s_ in got], 2))
+    v = min(p["q"][s_].sum() for s_ in got)
+    assert (1 - gap) * bound - 1e-6 <= v <= bound + 1e-6  # within the gap of the bound, so of the optimum
+    # the walk's first round (one candidate per feature) does not finish, the sum bound is within the gap of the
+    # optimum: no solver runs (a search that failed to balance would hand over to CP-SAT)
+    assert not calls, f"CP-SAT ran {len(calls)} times"
+
+def test_cpsat_starts_from_the_hinted_sets():
+    "_solve_model(hint=...): every set variable is hinted, the best set first (the model orders sets by quality)."
+    p = _max_min_problem(0, 12)
+    sets = [np.array([0, 1, 2]), np.array([3, 4, 5]), np.array([6, 7, 8])]
+    order = sorted(sets, key=lambda s_: -p["q"][s_].sum())
+    m, S, feats = alt._solve_model(p, np.arange(12), 3, 1.0, 3, (), (), "min", "cpsat", "fast", None, None, 0, 1,
+                                   alt.SolverOptions(), return_model=True, hint=sets)
+    hint = m.m.proto.solution_hint
+    given = dict(zip(hint.vars, hint.values))
+    for s, h in zip(S, order):
+        assert [given[v.index] for v in s] == [int(i in set(h.tolist())) for i in range(12)]
+
+def test_an_incumbent_outside_the_gap_hands_over_to_the_exact_search():
+    "Sets the balancing search cannot prove within the gap never end the call: the walk and CP-SAT go on."
+    k, tau, n_sets, gap, below = 6, 0.5, 4, 1e-6, 0
+    ov = alt.max_overlap(k, tau)
+    for seed in (1, 2, 5):
+        p = _max_min_problem(seed, 24)
+        exact, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None)
+        assert st_ == "optimal"
+        best = min(p["q"][s_].sum() for s_ in exact)
+        # the descent alone (no restarts) from the sum path's sets, on the model's integers
+        order = np.argsort(-p["q"], kind="stable")
+        c = [int(round(x * 1e9)) for x in p["q"][order]]
+        _, _, start = alt._min_ub_by_sum(p["q"][order], c, 1e9, k, tau, n_sets, None, 0, alt.SolverOptions())
+        sets, v = alt._balanced_sets(c, start, ov, 0, 10**18)
+        below += v / 1e9 < best * (1 - 1e-6)
+        got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
+                                         options=alt.SolverOptions(relative_gap=gap, walk_start=1, balance_kicks=0))
+        assert st_ == "optimal" and min(p["q"][s_].sum() for s_ in got) >= (1 - gap) * best - 1e-9
+    assert below, "the descent alone found every optimum: this test could not fail"
+    for bad in (-1, 2.5, "3", True, 10**8):
+        with pytest.raises(ValueError, match="balance_kicks"):
+            solve_alternatives(p, k, tau, n_sets, aggregation="min", options=alt.SolverOptions(balance_kicks=bad))
