@@ -207,7 +207,8 @@ class SolverOptions:
     # max-min walk: after its first round it keeps taking turns with CP-SAT only while its bound is within this
     # share above the sum bound (else CP-SAT alone goes on; chosen on six problems, see "The sum bound")
     walk_reach: float = 0.02
-    # max-min: random restarts of the balancing search for an incumbent (0: its descent only; see "A balanced
+    # max-min: the balancing search for an incumbent restarts until this many restarts in a row found nothing better
+    # (at most 50 times as many in all; four times as many in each later turn; 0: descent only; see "A balanced
     # incumbent")
     balance_kicks: int = 200
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
@@ -1074,29 +1075,37 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
         checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
-        best, best_v, gap = None, None, options.relative_gap  # the balancing search's sets (positions in order)
+        best, best_v, gap, turn = None, None, options.relative_gap, 0  # the balancing search's sets and value
+        seed = int(random_state or 0) % (2**31)
         while True:
             sets, status, min_ub = walk.run(cands, round_end)
             if status != "gave up" or cands >= budget["candidates"]: break
-            if _within_gap(best_v, min_ub, gap): sets, status = best, "optimal"; break  # the walk's bound proves it
             if deadline is not None and time.perf_counter() >= deadline: break
-            if not checked:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
+            first = not checked
+            if first:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
                 checked = True
-                seed = int(random_state or 0) % (2**31)
-                sum_ub, feasible, sum_sets = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets,
-                                                            time_limit, seed, options)
+                sum_ub, feasible, best = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets,
+                                                        time_limit, seed, options)
                 if feasible == "unknown":
                     feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
                 if feasible == "infeasible":
                     return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
-                ub = _least(min_ub, sum_ub)
-                if sum_sets is not None:  # balanced sets from the sum path's: within the gap of the bounds, done
-                    best, best_v = _balanced_sets(c_int, sum_sets, ov, options.balance_kicks,
-                                                  math.ceil(ub - gap * abs(ub)), seed)
-                    incumbent = [np.sort(order[list(s_)]) for s_ in best]  # CP-SAT's hint from now on
-                    if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break
-                if sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub:
-                    break  # the walk would first have to pass every candidate above the sum bound: CP-SAT goes on
+            ub = _least(min_ub, sum_ub)
+            # the walk would first have to pass every candidate above the sum bound: after this, CP-SAT alone goes on
+            out = first and sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub
+            t_bal = time.perf_counter()
+            while best is not None:  # the balancing search's turn: from the sum path's sets, then from its best so
+                # far, four times as patient each turn; one turn per round, or (walk out) while turns improve, for
+                # at most as long as everything before them
+                before = best_v
+                best, best_v = _balanced_sets(c_int, best, ov, min(options.balance_kicks * 4**turn, 10**7),
+                                              math.ceil(ub - gap * abs(ub)), seed + turn)
+                turn += 1
+                incumbent = [np.sort(order[list(s_)]) for s_ in best]  # CP-SAT's hint from now on
+                now = time.perf_counter()
+                if not out or _within_gap(best_v, ub, gap) or best_v == before or now - t_bal > t_bal - t0: break
+            if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break  # within the gap of the bounds
+            if out: break
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
             spent = time.perf_counter() - t0
             if deadline is not None: spent = min(spent, deadline - time.perf_counter())
@@ -1174,8 +1183,9 @@ def _descend(c, X, val, O, ov):
 @numba.njit(cache=True)
 def _balance_min(c, X0, ov, kicks, target, seed):
     """Max-min local search from the sets X0 (0/1 rows of k ones, overlaps <= ov; c: integer qualities): a descent,
-    then up to `kicks` times a few random feasible moves from the best sets so far and a descent; stops once the
-    weakest set reaches `target`. Returns the best rows found (never worse than X0)."""
+    then restarts (a few random feasible moves from the best sets so far, and a descent) until `kicks` restarts in a
+    row found nothing better, 50 * kicks restarts in all, or the weakest set reaches `target`. Returns the best rows
+    found (never worse than X0)."""
     np.random.seed(seed)
     n, nf = X0.shape
     X, val, O = X0.copy(), np.zeros(n, dtype=np.int64), np.zeros((n, n), dtype=np.int64)
@@ -1184,9 +1194,9 @@ def _balance_min(c, X0, ov, kicks, target, seed):
             val[l] += X[l, j] * c[j]
             for t in range(n): O[l, t] += X[l, j] * X[t, j]
     _descend(c, X, val, O, ov)
-    best, bval, bO = X.copy(), val.copy(), O.copy()
-    for it in range(kicks):
-        if bval.min() >= target: break
+    best, bval, bO, last = X.copy(), val.copy(), O.copy(), 0
+    for it in range(50 * kicks):
+        if bval.min() >= target or it - last >= kicks: break
         X[:], val[:], O[:] = best, bval, bO
         for _ in range(2 + it % 3):  # a kick: two to four random feasible moves, whatever their gain
             for _try in range(100):
@@ -1197,7 +1207,7 @@ def _balance_min(c, X0, ov, kicks, target, seed):
                     _apply_move(X, val, O, c, w, out, inn, s)
                     break
         _descend(c, X, val, O, ov)
-        if val.min() > bval.min(): best[:], bval[:], bO[:] = X, val, O
+        if val.min() > bval.min(): best[:], bval[:], bO[:], last = X, val, O, it + 1
     return best
 
 def _balanced_sets(c, sets, ov, kicks, target, seed=0):
@@ -1240,8 +1250,8 @@ def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation,
     if isinstance(gap, bool) or not isinstance(gap, number) or not 0 <= gap < 1:
         raise ValueError(f"options.relative_gap={gap!r}: a fraction in [0, 1) (0: exact)")
     kicks = getattr(options, "balance_kicks", 0)
-    if not _is_int(kicks) or not 0 <= kicks <= 10**7:  # the compiled search takes a machine integer
-        raise ValueError(f"options.balance_kicks={kicks!r}: an integer in [0, 10**7] (0: descent only)")
+    if not _is_int(kicks) or not 0 <= kicks <= 10**6:  # the compiled search takes a machine integer
+        raise ValueError(f"options.balance_kicks={kicks!r}: an integer in [0, 10**6] (0: descent only)")
 
 # %% ../nbs/40_alternatives.ipynb #23411108
 _FORMULATIONS = ("auto", "paper", "fast")
