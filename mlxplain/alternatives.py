@@ -1048,83 +1048,6 @@ def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
     # (+ 1: the model's own rounding)
     return int(math.floor((scale * S + n_sets * k / 2) / n_sets)) + 1, "feasible", [tuple(s_) for s_ in sets]
 
-def _within_gap(value, ub, gap) -> bool:
-    "A weakest set worth `value` is optimal within the relative gap: no solution beats the bound `ub` (None: none)."
-    return value is not None and ub is not None and value >= ub - gap * abs(ub)
-
-def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
-    """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
-    status 'gave up' = CP-SAT continues with the bound and, as its hint, the best sets found (the partition search's
-    for tau = 1, the balancing search's otherwise)."""
-    t0 = time.perf_counter()
-    order = feats[np.argsort(-problem["q"][feats], kind="stable")]
-    L = _int_multiplier("linear", k, len(feats), n_sets, "min", "fast")
-    scale = 10 ** _cpsat_precision(L, precision, options.int_max) / _qmax(problem, k, feats)
-    c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]  # the CP-SAT model's integers
-    # the rest: CP-SAT
-    deadline = None if time_limit is None else t0 + options.time_share * time_limit * n_sets
-    ov, budget, incumbent = max_overlap(k, tau), _search_budget(options), None
-    if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
-        sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
-        incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
-    elif n_sets == 2 and (two := _two_sets_min(c_int, k, ov, deadline, budget)) is not None:
-        sets, status, min_ub = two
-    else:
-        if _too_many_pairs(len(feats), k, ov, n_sets):
-            return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
-        walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
-        cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
-        checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
-        best, best_v, gap, turn = None, None, options.relative_gap, 0  # the balancing search's sets and value
-        seed = int(random_state or 0) % (2**31)
-        while True:
-            sets, status, min_ub = walk.run(cands, round_end)
-            if status != "gave up" or cands >= budget["candidates"]: break
-            if deadline is not None and time.perf_counter() >= deadline: break
-            first = not checked
-            if first:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
-                checked = True
-                sum_ub, feasible, best = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets,
-                                                        time_limit, seed, options)
-                if feasible == "unknown":
-                    feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
-                if feasible == "infeasible":
-                    return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
-            ub = _least(min_ub, sum_ub)
-            # the walk would first have to pass every candidate above the sum bound: after this, CP-SAT alone goes on
-            out = first and sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub
-            t_bal = time.perf_counter()
-            while best is not None:  # the balancing search's turn: from the sum path's sets, then from its best so
-                # far, four times as patient each turn; one turn per round, or (walk out) while turns improve, for
-                # at most as long as everything before them
-                before = best_v
-                best, best_v = _balanced_sets(c_int, best, ov, min(options.balance_kicks * 4**turn, 10**7),
-                                              math.ceil(ub - gap * abs(ub)), seed + turn)
-                turn += 1
-                incumbent = [np.sort(order[list(s_)]) for s_ in best]  # CP-SAT's hint from now on
-                now = time.perf_counter()
-                if not out or _within_gap(best_v, ub, gap) or best_v == before or now - t_bal > t_bal - t0: break
-            if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break  # within the gap of the bounds
-            if out: break
-            # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
-            spent = time.perf_counter() - t0
-            if deadline is not None: spent = min(spent, deadline - time.perf_counter())
-            got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
-                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options,
-                                       _least(min_ub, sum_ub), hint=incumbent)
-            if st_ == "optimal":
-                return got, "optimal", time.perf_counter() - t0, None, None
-            cands = min(budget["candidates"], cands * 4)
-            # the next round: also at most as long as everything so far, so CP-SAT's turns keep coming
-            now = time.perf_counter()
-            round_end = now + (now - t0) if deadline is None else min(deadline, now + (now - t0))
-        if status == "gave up": min_ub = _least(min_ub, sum_ub)  # the bound CP-SAT continues with
-    secs = time.perf_counter() - t0
-    if status != "gave up":
-        sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
-        _best_first(sets, problem["q"])
-    return sets, status, secs, min_ub, incumbent
-
 # %% ../nbs/40_alternatives.ipynb #balkern29
 @numba.njit(cache=True)
 def _move_ok(X, O, ov, w, out, inn, s):
@@ -1217,6 +1140,84 @@ def _balanced_sets(c, sets, ov, kicks, target, seed=0):
     for l, s_ in enumerate(sets): X[l, list(s_)] = 1
     B = _balance_min(c, X, ov, int(kicks), int(target), int(seed) % (2**31))
     return [tuple(np.flatnonzero(row).tolist()) for row in B], int((B.astype(np.int64) @ c).min())
+
+# %% ../nbs/40_alternatives.ipynb #maxmin29
+def _within_gap(value, ub, gap) -> bool:
+    "A weakest set worth `value` is optimal within the relative gap: no solution beats the bound `ub` (None: none)."
+    return value is not None and ub is not None and value >= ub - gap * abs(ub)
+
+def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
+    """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
+    status 'gave up' = CP-SAT continues with the bound and, as its hint, the best sets found (the partition search's
+    for tau = 1, the balancing search's otherwise)."""
+    t0 = time.perf_counter()
+    order = feats[np.argsort(-problem["q"][feats], kind="stable")]
+    L = _int_multiplier("linear", k, len(feats), n_sets, "min", "fast")
+    scale = 10 ** _cpsat_precision(L, precision, options.int_max) / _qmax(problem, k, feats)
+    c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]  # the CP-SAT model's integers
+    # the rest: CP-SAT
+    deadline = None if time_limit is None else t0 + options.time_share * time_limit * n_sets
+    ov, budget, incumbent = max_overlap(k, tau), _search_budget(options), None
+    if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
+        sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
+        incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
+    elif n_sets == 2 and (two := _two_sets_min(c_int, k, ov, deadline, budget)) is not None:
+        sets, status, min_ub = two
+    else:
+        if _too_many_pairs(len(feats), k, ov, n_sets):
+            return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
+        walk = _MaxMinWalk(c_int, k, ov, n_sets, budget["nodes"])
+        cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
+        checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
+        best, best_v, gap, turn = None, None, options.relative_gap, 0  # the balancing search's sets and value
+        seed = int(random_state or 0) % (2**31)
+        while True:
+            sets, status, min_ub = walk.run(cands, round_end)
+            if status != "gave up" or cands >= budget["candidates"]: break
+            if deadline is not None and time.perf_counter() >= deadline: break
+            first = not checked
+            if first:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
+                checked = True
+                sum_ub, feasible, best = _min_ub_by_sum(problem["q"][order], c_int, scale, k, tau, n_sets,
+                                                        time_limit, seed, options)
+                if feasible == "unknown":
+                    feasible, _ = _feasibility(len(feats), k, tau, n_sets, time_limit, random_state, options)
+                if feasible == "infeasible":
+                    return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
+            ub = _least(min_ub, sum_ub)
+            # the walk would first have to pass every candidate above the sum bound: after this, CP-SAT alone goes on
+            out = first and sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub
+            t_bal = time.perf_counter()
+            while best is not None:  # the balancing search's turn: from the sum path's sets, then from its best so
+                # far, four times as patient each turn; one turn per round, or (walk out) while turns improve, for
+                # at most as long as everything before them
+                before = best_v
+                best, best_v = _balanced_sets(c_int, best, ov, min(options.balance_kicks * 4**turn, 10**7),
+                                              math.ceil(ub - gap * abs(ub)), seed + turn)
+                turn += 1
+                incumbent = [np.sort(order[list(s_)]) for s_ in best]  # CP-SAT's hint from now on
+                now = time.perf_counter()
+                if not out or _within_gap(best_v, ub, gap) or best_v == before or now - t_bal > t_bal - t0: break
+            if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break  # within the gap of the bounds
+            if out: break
+            # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
+            spent = time.perf_counter() - t0
+            if deadline is not None: spent = min(spent, deadline - time.perf_counter())
+            got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
+                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options,
+                                       _least(min_ub, sum_ub), hint=incumbent)
+            if st_ == "optimal":
+                return got, "optimal", time.perf_counter() - t0, None, None
+            cands = min(budget["candidates"], cands * 4)
+            # the next round: also at most as long as everything so far, so CP-SAT's turns keep coming
+            now = time.perf_counter()
+            round_end = now + (now - t0) if deadline is None else min(deadline, now + (now - t0))
+        if status == "gave up": min_ub = _least(min_ub, sum_ub)  # the bound CP-SAT continues with
+    secs = time.perf_counter() - t0
+    if status != "gave up":
+        sets = [np.sort(order[list(s_)]) for s_ in sets] if sets is not None else [None] * n_sets
+        _best_first(sets, problem["q"])
+    return sets, status, secs, min_ub, incumbent
 
 # %% ../nbs/40_alternatives.ipynb #76addbc7
 _KINDS = ("linear", "fcbf", "mrmr", "wrapper")
