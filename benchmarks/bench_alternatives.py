@@ -468,10 +468,11 @@ def cpsat_floor_ms(presolve, reps=50):
 
 
 def profile_ours(p, k, tau, a, search, agg, formulation, limit, options):
-    "Where our time goes, in a separate untimed run: CP-SAT solves (count, seconds), model building, exact walks."
+    """Where our time goes, in a separate untimed run: CP-SAT solves (count, seconds), model building, exact walks
+    (the step search, the max-min walk and its band search)."""
     import mlxplain.alternatives as A
     acc = {"cpsat_calls": 0, "cpsat_s": 0.0, "build_s": 0.0, "walk_s": 0.0}
-    saved = (A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run)
+    saved = (A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run, A._Band.run)
     def timed(f, key, calls=None):
         def g(*x, **kw):
             t = time.perf_counter()
@@ -489,11 +490,12 @@ def profile_ours(p, k, tau, a, search, agg, formulation, limit, options):
         try: return saved[2](*x, **kw)
         finally: acc["build_s"] += time.perf_counter() - t - (acc["cpsat_s"] - c0)
     A._CpSatModel.solve, A._one_worker, A._solve_model = timed(saved[0], "cpsat_s", "cpsat_calls"), one_worker, solve_model
-    A._step_search, A._MaxMinWalk.run = timed(saved[3], "walk_s"), timed(saved[4], "walk_s")
+    A._step_search, A._MaxMinWalk.run, A._Band.run = (timed(saved[3], "walk_s"), timed(saved[4], "walk_s"),
+                                                       timed(saved[5], "walk_s"))
     try:
         *_, total = ours(p, k, tau, a, search, agg, formulation, limit, options)
     finally:
-        A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run = saved
+        A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run, A._Band.run = saved
     acc["other_s"] = max(0.0, total - acc["cpsat_s"] - acc["build_s"] - acc["walk_s"])
     acc["profile_total_s"] = total
     parts = {"CP-SAT search": acc["cpsat_s"], "model building": acc["build_s"], "exact walk": acc["walk_s"],

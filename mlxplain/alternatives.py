@@ -211,6 +211,7 @@ class SolverOptions:
     # (at most 50 times as many in all; four times as many in each later turn; 0: descent only; see "A balanced
     # incumbent")
     balance_kicks: int = 200
+    band: bool = True  # max-min: the band search for the weakest set (False: ablation; see "A band for the weakest set")
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
@@ -1141,6 +1142,109 @@ def _balanced_sets(c, sets, ov, kicks, target, seed=0):
     B = _balance_min(c, X, ov, int(kicks), int(target), int(seed) % (2**31))
     return [tuple(np.flatnonzero(row).tolist()) for row in B], int((B.astype(np.int64) @ c).min())
 
+# %% ../nbs/40_alternatives.ipynb #band30k
+@numba.njit(cache=True)
+def _band_subsets(c, k, lo, hi, limit):
+    """The k-subsets of range(len(c)) (c: integers, non-increasing) worth between lo and hi, as bit rows (uint64
+    words) and values. Returns (rows, values, count); count -1: more than `limit`."""
+    nf = len(c)
+    P = np.zeros(nf + 1, dtype=np.int64)  # prefix sums: the best j items from i on are worth P[i + j] - P[i]
+    for i in range(nf): P[i + 1] = P[i] + c[i]
+    rows = np.zeros((min(limit, 1024), (nf + 63) // 64), dtype=np.uint64)
+    vals = np.zeros(len(rows), dtype=np.int64)
+    pos, s = np.zeros(k + 1, dtype=np.int64), np.zeros(k + 1, dtype=np.int64)  # picks and sums per depth
+    m, d, pos[0] = 0, 0, -1
+    while d >= 0:
+        i, j = pos[d] + 1, k - d  # the next item to try at depth d; items still to pick, this one included
+        if i > nf - j or s[d] + P[i + j] - P[i] < lo:  # none left, or even the best completion is too small
+            d -= 1
+            continue
+        pos[d], cur = i, s[d] + c[i]
+        if cur + P[nf] - P[nf - j + 1] > hi: continue  # even the smallest completion is too large: a smaller item
+        if j > 1:
+            s[d + 1], pos[d + 1], d = cur, i, d + 1
+            continue
+        if m == limit: return rows, vals, -1
+        if m == len(rows):  # room for twice as many
+            rows = np.concatenate((rows, np.zeros_like(rows)))
+            vals = np.concatenate((vals, np.zeros_like(vals)))
+        for t in range(k): rows[m, pos[t] // 64] |= np.uint64(1) << np.uint64(pos[t] % 64)
+        vals[m], m = cur, m + 1
+    return rows, vals, m
+
+@numba.njit(cache=True)
+def _compat_rows(A, ov):
+    "Row i: bits of the sets j < i (bit rows A) that share at most ov features with set i."
+    m, W = A.shape
+    N = np.zeros((m, (m + 63) // 64), dtype=np.uint64)
+    for i in range(m):
+        for j in range(i):
+            shared = 0
+            for w in range(W): shared += np.int64(_popcount(A[i, w] & A[j, w]))
+            if shared <= ov: N[i, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    return N
+
+@numba.njit(cache=True)
+def _band_walk(N, first, r, cur, limit, state, P, words, chosen):
+    """Go on with the clique searches of the candidates cur[0], cur[0] + 1, ...: r compatible candidates among
+    first[i], ..., i - 1 (cur[1] = 1: the search of cur[0] is under way; `state`, P, words, chosen: as
+    `_clique_nodes`). Returns 1 (found: cur[0] and chosen[:r]), 0 (none) or -1 (nodes `state[1]` reached `limit`)."""
+    while cur[0] < N.shape[0]:
+        i = cur[0]
+        if cur[1] == 0:  # a new candidate: its compatible earlier candidates from first[i] on
+            words[0], f = i // 64 + 1, first[i]
+            for w in range(words[0]): P[0, w] = N[i, w] if w > f // 64 else np.uint64(0)  # (a plain 0: float)
+            if f // 64 < words[0]: P[0, f // 64] = N[i, f // 64] & ~((np.uint64(1) << np.uint64(f % 64)) - np.uint64(1))
+            state[0], cur[1] = 0, 1
+        res = _clique_nodes(N, r, limit, state, P, words, chosen)
+        if res != 0: return res
+        cur[0], cur[1] = cur[0] + 1, 0
+    return 0
+
+# %% ../nbs/40_alternatives.ipynb #band30s
+def _gap_target(value: int, gap: float) -> int:
+    "The least T > value such that the bound T - 1 leaves `value` within the relative gap (T = value + 1: exact)."
+    T = value + 1
+    if gap > 0 and value > 0: T = max(T, int(math.floor(value / (1 - gap))) + 1)
+    while T - 1 > value and not _within_gap(value, T - 1, gap): T -= 1  # rounding of the division
+    return T
+
+class _Band:
+    """Does a max-min solution reach T, given S >= the total worth of any n_sets feasible sets (c: integers,
+    non-increasing)? A resumable search: `run(deadline)` goes on where the last call stopped. `done`: None (not
+    decided), ([], None): no solution reaches T, (index tuples, value): the optimum, which reaches T; `dead`: it gave
+    up for good (more than `limit` sets in the band, or `max_nodes` clique nodes)."""
+    def __init__(self, c, k, ov, n_sets, S, T, limit, max_nodes):
+        self.T, self.max_nodes, self.r, self.done, self.dead = T, max_nodes, n_sets - 1, None, False
+        hi = S - (n_sets - 1) * T  # no set of a solution whose weakest set reaches T is worth more
+        if hi < T:
+            self.done = [], None
+            return
+        A, vals, m = _band_subsets(np.asarray(c, dtype=np.int64), k, T, hi, limit)
+        if m < 0:
+            self.dead = True
+            return
+        order = np.argsort(-vals[:m], kind="stable")
+        self.A, self.vals, r = A[order], vals[order], self.r
+        self.N = _compat_rows(self.A, ov)
+        # first[i]: the first candidate worth at most S - (n_sets - 1) * vals[i], the cap of i's partners
+        self.first = np.searchsorted(-self.vals, -(S - r * self.vals), side="left").astype(np.int64)
+        self.state, self.cur, self.words, self.chosen = (np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64),
+                                                         np.zeros(r + 1, dtype=np.int64), np.zeros(r, dtype=np.int64))
+        self.P = np.zeros((r + 1, self.N.shape[1]), dtype=np.uint64)
+    def run(self, deadline=None):
+        "Go on until decided, given up, or past the deadline (checked every 16,384 nodes); returns `done`."
+        while self.done is None and not self.dead:
+            res = _band_walk(self.N, self.first, self.r, self.cur, min(self.max_nodes, int(self.state[1]) + 16384),
+                             self.state, self.P, self.words, self.chosen)
+            if res == 1:
+                bits = np.unpackbits(self.A[[self.cur[0], *self.chosen]].view(np.uint8), axis=1, bitorder="little")
+                self.done = [tuple(np.flatnonzero(b).tolist()) for b in bits], int(self.vals[self.cur[0]])
+            elif res == 0: self.done = [], None
+            elif self.state[1] >= self.max_nodes: self.dead = True
+            elif deadline is not None and time.perf_counter() > deadline: break
+        return self.done
+
 # %% ../nbs/40_alternatives.ipynb #maxmin29
 def _within_gap(value, ub, gap) -> bool:
     "A weakest set worth `value` is optimal within the relative gap: no solution beats the bound `ub` (None: none)."
@@ -1170,10 +1274,13 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         cands = min(budget["candidates"], options.walk_start * len(feats))  # first round: by the problem's size
         checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
         best, best_v, gap, turn = None, None, options.relative_gap, 0  # the balancing search's sets and value
+        # the band search (for the latest incumbent); the walk's round (0: a first look, if the first round is longer)
+        band, rnd = None, 0 if cands > len(feats) else 1
         seed = int(random_state or 0) % (2**31)
         while True:
-            sets, status, min_ub = walk.run(cands, round_end)
-            if status != "gave up" or cands >= budget["candidates"]: break
+            n_c = min(cands, len(feats)) if rnd == 0 else cands  # a first look: one candidate per feature
+            sets, status, min_ub = walk.run(n_c, round_end)
+            if status != "gave up" or n_c >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
             first = not checked
             if first:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
@@ -1186,7 +1293,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                     return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
             ub = _least(min_ub, sum_ub)
             # the walk would first have to pass every candidate above the sum bound: after this, CP-SAT alone goes on
-            out = first and sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub
+            out = rnd == 1 and sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub
             t_bal = time.perf_counter()
             while best is not None:  # the balancing search's turn: from the sum path's sets, then from its best so
                 # far, four times as patient each turn; one turn per round, or (walk out) while turns improve, for
@@ -1199,6 +1306,19 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                 now = time.perf_counter()
                 if not out or _within_gap(best_v, ub, gap) or best_v == before or now - t_bal > t_bal - t0: break
             if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break  # within the gap of the bounds
+            if best is not None and options.band:  # the band search's turn (a new one for a new incumbent), for at most as long as
+                # everything before it (S: n_sets * sum_ub + n_sets - 1 bounds every sum, as sum_ub rounds down)
+                T = _gap_target(best_v, gap)
+                if band is None or band.T != T:
+                    band = _Band(c_int, k, ov, n_sets, n_sets * sum_ub + n_sets - 1, T, budget["candidates"],
+                                 budget["nodes"])
+                now = time.perf_counter()
+                got = band.run(now + (now - t0) if deadline is None else min(deadline, now + (now - t0)))
+                if got is not None:  # the optimum, or no solution reaches T: the incumbent is within the gap
+                    sets, status = got[0] if got[1] is not None else best, "optimal"
+                    break
+            rnd += 1
+            if rnd == 1: continue  # after the first look: on with the walk's first round before CP-SAT's first turn
             if out: break
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
             spent = time.perf_counter() - t0

@@ -1247,12 +1247,18 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
     monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append(("walk", m)) or run(self, m, d))
     monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: log.append(("cpsat", a[-1])) or model(*a, **kw))
     sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
-                                         options=SolverOptions(walk_start=1))
+                                         options=SolverOptions(walk_start=1, band=False))
     assert status == "optimal"
-    assert abs(min(q[s].sum() for s in sets) - brute(lambda s: q[s].sum(), 14, 4, 0.5, 5, "min")) <= 1e-6
+    best = brute(lambda s: q[s].sum(), 14, 4, 0.5, 5, "min")
+    assert abs(min(q[s].sum() for s in sets) - best) <= 1e-6
     walks = [m for what, m in log if what == "walk"]
     assert walks[0] == 14 and all(b == 4 * a_ for a_, b in zip(walks, walks[1:]))  # n candidates first, then x4
     assert log[1][0] == "cpsat" and log[1][1] is not None  # CP-SAT tried after the first round, with the bound
+    log.clear()  # with the band search: the optimum after the first round, and no CP-SAT call
+    sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
+                                         options=SolverOptions(walk_start=1))
+    assert status == "optimal" and abs(min(q[s].sum() for s in sets) - best) <= 1e-6
+    assert log == [("walk", 14)]
 
 
 def test_step_search_budget_follows_its_progress():
@@ -1500,7 +1506,7 @@ def test_max_min_walk_rounds_are_time_limited(monkeypatch):
     monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append((m, d, time.perf_counter())) or run(self, m, d))
     t0 = time.perf_counter()
     sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
-                                         options=SolverOptions(walk_start=1))
+                                         options=SolverOptions(walk_start=1, band=False))  # (the band settles it)
     assert status == "optimal" and len(log) >= 2
     assert log[0][1] is None  # no time limit: the first round is limited by its candidates only
     for m, d, now in log[1:]:
