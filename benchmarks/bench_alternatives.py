@@ -293,12 +293,19 @@ def summarize(res):
                                for x in done[r < 10].itertuples()]}
 
 
+def _git_head() -> str:
+    "The commit checked out (the code a run measures)."
+    import subprocess
+    return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1]).stdout.strip()
+
+
 def pmlb_bench(args):
     "Ours vs alfese side by side on the chapter's problems and PMLB_CASES: bench_pmlb.csv and its settings (.json)."
     import platform
-    import subprocess
     from importlib.metadata import version
     load0, started = os.getloadavg(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    commit = _git_head()  # the code measured: HEAD when the run starts (a commit during the run changes HEAD, not it)
     formulation = args.formulation or pick_formulation()
     _, _, chapter, _ = chapter_cases()
     keep = set(args.problems.split(",")) if args.problems else None
@@ -334,13 +341,11 @@ def pmlb_bench(args):
     out = Path(args.out) if args.out else Path(__file__).resolve().parents[1] / "nbs/results/alternatives/bench_pmlb.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     res.to_csv(out, index=False)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parents[1]).stdout.strip()
     meta = {"command": "benchmarks/bench_alternatives.py " + " ".join(sys.argv[1:]), "started": started,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "loadavg_start": load0, "loadavg_end": os.getloadavg(), "cpus": sorted(os.sched_getaffinity(0)),
             "nice": os.nice(0), "machine": platform.node(), "python": platform.python_version(),
-            "ortools": version("ortools"), "alfese": version("alfese"), "git_head": commit,
+            "ortools": version("ortools"), "alfese_version": version("alfese"), "git_head": commit,
             "ours": {"function": "mlxplain.alternatives.solve_alternatives", "formulation": formulation,
                      "formulation_rule": "'auto' if AlternativeFeatureSelector and solve_alternatives accept it, "
                                          "else 'fast'", "solver": "cpsat", "cpsat_workers": THREADS_OURS,
@@ -540,6 +545,7 @@ def rule_bench(args):
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "mlxplain", "benchmarks", "settings.ini"],
                                capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1]).stdout
         if dirty.strip(): raise SystemExit(f"--out: commit the package and benchmark first; uncommitted:\n{dirty}")
+    commit = _git_head()  # the code measured: HEAD when the run starts (a commit during the run changes HEAD, not it)
     problems = rule_problems()
     grid_rows = rule_grid(problems, args.order, args.order_seed)
     total = len(grid_rows)
@@ -609,7 +615,7 @@ def rule_bench(args):
                 "grid_rows": total, "rows_run": len(res), "offset": args.offset, "search": args.search or "all", "order": args.order,
                 "order_seed": args.order_seed, "cpus": sorted(os.sched_getaffinity(0)), "nice": os.nice(0),
                 "loadavg_end": os.getloadavg(), "machine": platform.node(), "ortools": version("ortools"),
-                "alfese": version("alfese"),
+                "alfese_version": version("alfese"),
                 "timing": "wall-clock of the whole call after a warm-up of both tools; a run under 1 s is the median "
                           f"of {args.repeats} more; ours and alfese run one after the other per row (alfese in a "
                           "forked child), so both see the same load; ours at alfese's gap only where alfese finished",
@@ -626,9 +632,7 @@ def rule_bench(args):
                 "profile": "rows under 10x at alfese's gap: one more run of ours at the gap, untimed by the benchmark, "
                            "with counters around CP-SAT's solves (cpsat_calls, cpsat_s), model building (build_s), "
                            "the exact walks (walk_s) and the rest (other_s); `cause` names the largest part",
-                "git_head": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                           cwd=Path(__file__).resolve().parents[1]).stdout.strip(),
-                "summary": summ}
+                "git_head": commit, "summary": summ}
         old = json.loads(out.with_suffix(".json").read_text()) if args.resume and out.with_suffix(".json").exists() else {}
         this_call = {key: meta[key] for key in _CALL_FIELDS}
         if old and not grid_rows:  # a resume that added no row: the rows' record stays the call that measured them

@@ -194,6 +194,9 @@ class SolverOptions:
     count_rounds: int = 20  # count relaxation: unrealisable count vectors cut off before the full model runs
     candidates: int = 20_000  # max-min walk: candidate sets at most
     walk_start: int = 64  # max-min walk: candidates per feature before CP-SAT is first tried (then x4 per round)
+    # max-min walk: candidates per feature of its first look, after which the sum bound, the balancing search and the
+    # band search take their turns (chosen on the slice's min rows, see "A band for the weakest set")
+    walk_look: int = 8
     nodes: int = 200_000_000  # max-min walk: clique-search nodes at most
     nodes_disjoint: int = 5_000_000  # partition search (tau = 1): nodes at most
     time_share: float = 0.8  # share of the time limit the max-min searches use before CP-SAT gets the rest
@@ -211,7 +214,7 @@ class SolverOptions:
     # (at most 50 times as many in all; four times as many in each later turn; 0: descent only; see "A balanced
     # incumbent")
     balance_kicks: int = 200
-    band: bool = True  # max-min: the band search for the weakest set (False: ablation; see "A band for the weakest set")
+    band: bool = True  # max-min: the band search (False: ablation; see "A band for the weakest set")
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
@@ -1194,7 +1197,8 @@ def _band_walk(N, first, r, cur, limit, state, P, words, chosen):
         if cur[1] == 0:  # a new candidate: its compatible earlier candidates from first[i] on
             words[0], f = i // 64 + 1, first[i]
             for w in range(words[0]): P[0, w] = N[i, w] if w > f // 64 else np.uint64(0)  # (a plain 0: float)
-            if f // 64 < words[0]: P[0, f // 64] = N[i, f // 64] & ~((np.uint64(1) << np.uint64(f % 64)) - np.uint64(1))
+            if f // 64 < words[0]:
+                P[0, f // 64] = N[i, f // 64] & ~((np.uint64(1) << np.uint64(f % 64)) - np.uint64(1))
             state[0], cur[1] = 0, 1
         res = _clique_nodes(N, r, limit, state, P, words, chosen)
         if res != 0: return res
@@ -1275,10 +1279,11 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         checked, round_end, sum_ub = False, deadline, None  # the first round: candidates only
         best, best_v, gap, turn = None, None, options.relative_gap, 0  # the balancing search's sets and value
         # the band search (for the latest incumbent); the walk's round (0: a first look, if the first round is longer)
-        band, rnd = None, 0 if cands > len(feats) else 1
+        look = min(cands, options.walk_look * len(feats))
+        band, rnd = None, 0 if cands > look else 1
         seed = int(random_state or 0) % (2**31)
         while True:
-            n_c = min(cands, len(feats)) if rnd == 0 else cands  # a first look: one candidate per feature
+            n_c = look if rnd == 0 else cands
             sets, status, min_ub = walk.run(n_c, round_end)
             if status != "gave up" or n_c >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
@@ -1306,8 +1311,9 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                 now = time.perf_counter()
                 if not out or _within_gap(best_v, ub, gap) or best_v == before or now - t_bal > t_bal - t0: break
             if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break  # within the gap of the bounds
-            if best is not None and options.band:  # the band search's turn (a new one for a new incumbent), for at most as long as
-                # everything before it (S: n_sets * sum_ub + n_sets - 1 bounds every sum, as sum_ub rounds down)
+            if best is not None and options.band:  # the band search's turn (a new one for a new incumbent), for at
+                # most as long as everything before it (S: n_sets * sum_ub + n_sets - 1 bounds every sum, as sum_ub
+                # rounds down)
                 T = _gap_target(best_v, gap)
                 if band is None or band.T != T:
                     band = _Band(c_int, k, ov, n_sets, n_sets * sum_ub + n_sets - 1, T, budget["candidates"],
