@@ -1259,6 +1259,10 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
                                          options=SolverOptions(walk_start=1))
     assert status == "optimal" and abs(min(q[s].sum() for s in sets) - best) <= 1e-6
     assert log == [("walk", 14)]
+    log.clear()  # by default the walk starts with a first look of walk_look (8) candidates per feature
+    sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None)
+    assert status == "optimal" and abs(min(q[s].sum() for s in sets) - best) <= 1e-6
+    assert log[0] == ("walk", 8 * 14)
 
 
 def test_step_search_budget_follows_its_progress():
