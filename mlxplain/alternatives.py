@@ -1196,7 +1196,8 @@ def _band_walk(N, first, r, cur, limit, state, P, words, chosen):
         i = cur[0]
         if cur[1] == 0:  # a new candidate: its compatible earlier candidates from first[i] on
             words[0], f = i // 64 + 1, first[i]
-            for w in range(words[0]): P[0, w] = N[i, w] if w > f // 64 else np.uint64(0)  # (a plain 0: float)
+            # np.uint64(0): with a plain 0 numba types the branches' result float64, and bits above 2**53 get lost
+            for w in range(words[0]): P[0, w] = N[i, w] if w > f // 64 else np.uint64(0)
             if f // 64 < words[0]:
                 P[0, f // 64] = N[i, f // 64] & ~((np.uint64(1) << np.uint64(f % 64)) - np.uint64(1))
             state[0], cur[1] = 0, 1
