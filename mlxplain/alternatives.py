@@ -215,6 +215,9 @@ class SolverOptions:
     # incumbent")
     balance_kicks: int = 200
     band: bool = True  # max-min: the band search (False: ablation; see "A band for the weakest set")
+    # max-min: the band search runs only where it keeps at most this share of the k-subsets worth at least its target
+    # (elsewhere its cap cuts little and it is the walk again; see "A band for the weakest set")
+    band_keep: float = 0.5
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
@@ -1218,15 +1221,19 @@ class _Band:
     """Does a max-min solution reach T, given S >= the total worth of any n_sets feasible sets (c: integers,
     non-increasing)? A resumable search: `run(deadline)` goes on where the last call stopped. `done`: None (not
     decided), ([], None): no solution reaches T, (index tuples, value): the optimum, which reaches T; `dead`: it gave
-    up for good (more than `limit` sets in the band, or `max_nodes` clique nodes)."""
-    def __init__(self, c, k, ov, n_sets, S, T, limit, max_nodes):
+    up for good (more than `limit` sets in the band, or `max_nodes` clique nodes), or at once where the band keeps
+    more than the share `keep` of the k-subsets worth at least T (the cap cuts little: the band is the walk again)."""
+    def __init__(self, c, k, ov, n_sets, S, T, limit, max_nodes, keep=1.0):
         self.T, self.max_nodes, self.r, self.done, self.dead = T, max_nodes, n_sets - 1, None, False
         hi = S - (n_sets - 1) * T  # no set of a solution whose weakest set reaches T is worth more
         if hi < T:
             self.done = [], None
             return
-        A, vals, m = _band_subsets(np.asarray(c, dtype=np.int64), k, T, hi, limit)
-        if m < 0:
+        c = np.asarray(c, dtype=np.int64)
+        A, vals, m = _band_subsets(c, k, T, hi, limit)
+        # the k-subsets worth at least T, counted up to m / keep (and at most 64 * limit, a bound on the listing)
+        if m < 0 or (m > 0 and keep < 1 and _band_subsets(c, k, T, int(c[:k].sum()), min(int(m / keep),
+                                                                                            64 * limit))[2] >= 0):
             self.dead = True
             return
         order = np.argsort(-vals[:m], kind="stable")
@@ -1283,10 +1290,12 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         look = min(cands, options.walk_look * len(feats))
         band, rnd = None, 0 if cands > look else 1
         seed = int(random_state or 0) % (2**31)
+        out = False  # the walk is out of the race: the band search (if alive) takes its turns with CP-SAT
         while True:
             n_c = look if rnd == 0 else cands
-            sets, status, min_ub = walk.run(n_c, round_end)
-            if status != "gave up" or n_c >= budget["candidates"]: break
+            if not out:
+                sets, status, min_ub = walk.run(n_c, round_end)
+                if status != "gave up" or n_c >= budget["candidates"]: break
             if deadline is not None and time.perf_counter() >= deadline: break
             first = not checked
             if first:  # the walk did not finish at once: is there any solution at all? the sum bound, sets
@@ -1298,10 +1307,12 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                 if feasible == "infeasible":
                     return [None] * n_sets, "infeasible", time.perf_counter() - t0, None, None
             ub = _least(min_ub, sum_ub)
-            # the walk would first have to pass every candidate above the sum bound: after this, CP-SAT alone goes on
-            out = rnd == 1 and sum_ub is not None and min_ub is not None and min_ub > (1 + options.walk_reach) * sum_ub
+            # the walk would first have to pass every candidate above the sum bound: after this, the walk rests
+            was_out = out
+            out = out or (rnd == 1 and sum_ub is not None and min_ub is not None
+                          and min_ub > (1 + options.walk_reach) * sum_ub)
             t_bal = time.perf_counter()
-            while best is not None:  # the balancing search's turn: from the sum path's sets, then from its best so
+            while best is not None and not was_out:  # the balancing search's turn: from the sum path's sets, then from its best so
                 # far, four times as patient each turn; one turn per round, or (walk out) while turns improve, for
                 # at most as long as everything before them
                 before = best_v
@@ -1318,7 +1329,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                 T = _gap_target(best_v, gap)
                 if band is None or band.T != T:
                     band = _Band(c_int, k, ov, n_sets, n_sets * sum_ub + n_sets - 1, T, budget["candidates"],
-                                 budget["nodes"])
+                                 budget["nodes"], options.band_keep)
                 now = time.perf_counter()
                 got = band.run(now + (now - t0) if deadline is None else min(deadline, now + (now - t0)))
                 if got is not None:  # the optimum, or no solution reaches T: the incumbent is within the gap
@@ -1326,7 +1337,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                     break
             rnd += 1
             if rnd == 1: continue  # after the first look: on with the walk's first round before CP-SAT's first turn
-            if out: break
+            if out and (band is None or band.dead): break  # CP-SAT alone goes on
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
             spent = time.perf_counter() - t0
             if deadline is not None: spent = min(spent, deadline - time.perf_counter())
@@ -1380,6 +1391,9 @@ def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation,
     kicks = getattr(options, "balance_kicks", 0)
     if not _is_int(kicks) or not 0 <= kicks <= 10**6:  # the compiled search takes a machine integer
         raise ValueError(f"options.balance_kicks={kicks!r}: an integer in [0, 10**6] (0: descent only)")
+    keep = getattr(options, "band_keep", 1.0)
+    if isinstance(keep, bool) or not isinstance(keep, number) or not 0 < keep <= 1:
+        raise ValueError(f"options.band_keep={keep!r}: a share in (0, 1] (1: the band search wherever it runs)")
 
 # %% ../nbs/40_alternatives.ipynb #23411108
 _FORMULATIONS = ("auto", "paper", "fast")

@@ -1254,9 +1254,10 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
     walks = [m for what, m in log if what == "walk"]
     assert walks[0] == 14 and all(b == 4 * a_ for a_, b in zip(walks, walks[1:]))  # n candidates first, then x4
     assert log[1][0] == "cpsat" and log[1][1] is not None  # CP-SAT tried after the first round, with the bound
-    log.clear()  # with the band search: the optimum after the first round, and no CP-SAT call
+    log.clear()  # with the band search (here it keeps more than half of the sets above its target, so only with
+    # band_keep=1): the optimum after the first round, and no CP-SAT call
     sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
-                                         options=SolverOptions(walk_start=1))
+                                         options=SolverOptions(walk_start=1, band_keep=1.0))
     assert status == "optimal" and abs(min(q[s].sum() for s in sets) - best) <= 1e-6
     assert log == [("walk", 14)]
     log.clear()  # by default the walk starts with a first look of walk_look (8) candidates per feature
@@ -1648,6 +1649,9 @@ def test_an_incumbent_outside_the_gap_hands_over_to_the_exact_search():
     for bad in (-1, 2.5, "3", True, 10**7):
         with pytest.raises(ValueError, match="balance_kicks"):
             solve_alternatives(p, k, tau, n_sets, aggregation="min", options=alt.SolverOptions(balance_kicks=bad))
+    for bad in (0, -0.5, 1.5, "0.5", True, float("nan")):
+        with pytest.raises(ValueError, match="band_keep"):
+            solve_alternatives(p, k, tau, n_sets, aggregation="min", options=alt.SolverOptions(band_keep=bad))
 
 
 def test_band_search_agrees_with_the_exact_search_without_it(monkeypatch):
@@ -1663,7 +1667,7 @@ def test_band_search_agrees_with_the_exact_search_without_it(monkeypatch):
         # a first look of one candidate per feature, and the descent alone (no restarts): the band search has to
         # find better sets than the descent's
         got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
-                                         options=alt.SolverOptions(balance_kicks=0, walk_look=1))
+                                         options=alt.SolverOptions(balance_kicks=0, walk_look=1, band_keep=1.0))
         assert st_ == "optimal"
         assert all(len(set(A) & set(B)) <= alt.max_overlap(k, tau)
                    for A, B in itertools.combinations([s_.tolist() for s_ in got], 2))
@@ -1671,3 +1675,56 @@ def test_band_search_agrees_with_the_exact_search_without_it(monkeypatch):
         found += any(r is not None and r[1] is not None for r in log)
         log.clear()
     assert found >= 2, found  # the band search found the optimum itself (3 of these 12 problems, measured)
+
+
+def test_band_search_runs_only_where_its_cap_cuts(monkeypatch):
+    "A band keeping at least `band_keep` of the k-subsets worth its target T gives up at once (counted by brute force)."
+    k, tau, n_sets, seen = 6, 0.5, 4, []
+    init = alt._Band.__init__
+    def spy(self, c, k_, ov, n_, S, T, limit, max_nodes, keep=1.0):
+        init(self, c, k_, ov, n_, S, T, limit, max_nodes, keep)
+        seen.append((self.dead, np.asarray(c), S - (n_ - 1) * T, T, keep))
+    monkeypatch.setattr(alt._Band, "__init__", spy)
+    verdicts = set()
+    for seed in range(1, 13):
+        p = _max_min_problem(seed, 18)
+        got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
+                                         options=alt.SolverOptions(balance_kicks=0, walk_look=1))
+        assert st_ == "optimal" and seen
+        for dead, c, hi, T, keep in seen:
+            worth = np.array([c[list(s_)].sum() for s_ in itertools.combinations(range(len(c)), k)])
+            above, band = (worth >= T).sum(), ((worth >= T) & (worth <= hi)).sum()
+            assert keep == 0.5 and dead == (band > 0 and band >= keep * above), (seed, band, above)
+            verdicts.add(dead)
+        seen.clear()
+    assert verdicts == {True, False}  # both cases occur (5 of the 12 bands keep more than half, measured)
+
+
+def test_band_search_takes_the_walks_turns_once_the_walk_is_out(monkeypatch):
+    "Once the walk is out of the race, a live band search alternates with CP-SAT and here decides first."
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=500, n_features=20, n_informative=4, n_redundant=2, flip_y=0.05,
+                               random_state=0)
+    p = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": 20}
+    log, run, model = [], alt._Band.run, alt._solve_model
+    def band_run(self, d=None):
+        log.append(("band", run(self, d)))
+        return log[-1][1]
+    def solve_model(*a, **kw):
+        r = model(*a, **kw)
+        log.append(("cpsat", r[1]))
+        return r
+    monkeypatch.setattr(alt._Band, "run", band_run)
+    monkeypatch.setattr(alt, "_solve_model", solve_model)
+    got, st_, _ = solve_alternatives(p, 10, 0.6, 4, aggregation="min", formulation="fast", time_limit=None,
+                                     options=alt.SolverOptions(relative_gap=1e-4))
+    assert st_ == "optimal"
+    # the band proved the incumbent within the gap, after a CP-SAT turn that did not finish
+    assert log[-1][0] == "band" and log[-1][1] is not None, log
+    assert log.count(("cpsat", "feasible")) >= 1 and log.index(("cpsat", "feasible")) < len(log) - 1
+    log.clear()
+    ref, st_, _ = solve_alternatives(p, 10, 0.6, 4, aggregation="min", formulation="fast", time_limit=None,
+                                     options=alt.SolverOptions(relative_gap=1e-4, band=False))
+    assert st_ == "optimal" and not any(e[0] == "band" for e in log)
+    weakest = lambda ss: min(p["q"][s_].sum() for s_ in ss)
+    assert weakest(got) >= weakest(ref) * (1 - 1e-4) - 1e-12
