@@ -215,8 +215,8 @@ class SolverOptions:
     # incumbent")
     balance_kicks: int = 200
     band: bool = True  # max-min: the band search (False: ablation; see "A band for the weakest set")
-    # max-min: the band search runs only where it keeps at most this share of the k-subsets worth at least its target
-    # (elsewhere its cap cuts little and it is the walk again; see "A band for the weakest set")
+    # max-min: the band search runs only where it keeps less than this share of the k-subsets worth at least its
+    # target (elsewhere its cap cuts little and it is the walk again; see "A band for the weakest set")
     band_keep: float = 0.5
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
@@ -1222,7 +1222,7 @@ class _Band:
     non-increasing)? A resumable search: `run(deadline)` goes on where the last call stopped. `done`: None (not
     decided), ([], None): no solution reaches T, (index tuples, value): the optimum, which reaches T; `dead`: it gave
     up for good (more than `limit` sets in the band, or `max_nodes` clique nodes), or at once where the band keeps
-    more than the share `keep` of the k-subsets worth at least T (the cap cuts little: the band is the walk again)."""
+    at least the share `keep` of the k-subsets worth at least T (the cap cuts little: the band is the walk again)."""
     def __init__(self, c, k, ov, n_sets, S, T, limit, max_nodes, keep=1.0):
         self.T, self.max_nodes, self.r, self.done, self.dead = T, max_nodes, n_sets - 1, None, False
         hi = S - (n_sets - 1) * T  # no set of a solution whose weakest set reaches T is worth more
@@ -1312,9 +1312,9 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
             out = out or (rnd == 1 and sum_ub is not None and min_ub is not None
                           and min_ub > (1 + options.walk_reach) * sum_ub)
             t_bal = time.perf_counter()
-            while best is not None and not was_out:  # the balancing search's turn: from the sum path's sets, then from its best so
-                # far, four times as patient each turn; one turn per round, or (walk out) while turns improve, for
-                # at most as long as everything before them
+            while best is not None and not was_out:  # the balancing search's turn: from the sum path's sets, then
+                # from its best so far, four times as patient each turn; one turn per round, or (the walk just out)
+                # while turns improve, for at most as long as everything before them
                 before = best_v
                 best, best_v = _balanced_sets(c_int, best, ov, min(options.balance_kicks * 4**turn, 10**7),
                                               math.ceil(ub - gap * abs(ub)), seed + turn)
