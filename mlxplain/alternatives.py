@@ -1222,7 +1222,8 @@ class _Band:
     non-increasing)? A resumable search: `run(deadline)` goes on where the last call stopped. `done`: None (not
     decided), ([], None): no solution reaches T, (index tuples, value): the optimum, which reaches T; `dead`: it gave
     up for good (more than `limit` sets in the band, or `max_nodes` clique nodes), or at once where the band keeps
-    at least the share `keep` of the k-subsets worth at least T (the cap cuts little: the band is the walk again)."""
+    at least the share `keep` < 1 of the k-subsets worth at least T (the cap cuts little: the band is the walk
+    again)."""
     def __init__(self, c, k, ov, n_sets, S, T, limit, max_nodes, keep=1.0):
         self.T, self.max_nodes, self.r, self.done, self.dead = T, max_nodes, n_sets - 1, None, False
         hi = S - (n_sets - 1) * T  # no set of a solution whose weakest set reaches T is worth more
