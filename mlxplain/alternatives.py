@@ -1179,32 +1179,78 @@ def _band_subsets(c, k, lo, hi, limit):
     return rows, vals, m
 
 @numba.njit(cache=True)
-def _compat_rows(A, ov):
-    "Row i: bits of the sets j < i (bit rows A) that share at most ov features with set i."
+def _compat_rows(A, ov, lo):
+    """Row i: bits of the sets j (bit rows A), lo[i] <= j < i, that share at most ov features with set i (the
+    searches read no bit below lo[i])."""
     m, W = A.shape
     N = np.zeros((m, (m + 63) // 64), dtype=np.uint64)
     for i in range(m):
-        for j in range(i):
-            shared = 0
-            for w in range(W): shared += np.int64(_popcount(A[i, w] & A[j, w]))
-            if shared <= ov: N[i, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+        for w in range(lo[i] // 64, (i + 63) // 64):
+            word = np.uint64(0)
+            for j in range(max(64 * w, lo[i]), min(64 * w + 64, i)):
+                shared = 0
+                for x in range(W): shared += np.int64(_popcount(A[i, x] & A[j, x]))
+                if shared <= ov: word |= np.uint64(1) << np.uint64(j - 64 * w)
+            N[i, w] = word
     return N
 
 @numba.njit(cache=True)
-def _band_walk(N, first, r, cur, limit, state, P, words, chosen):
-    """Go on with the clique searches of the candidates cur[0], cur[0] + 1, ...: r compatible candidates among
-    first[i], ..., i - 1 (cur[1] = 1: the search of cur[0] is under way; `state`, P, words, chosen: as
-    `_clique_nodes`). Returns 1 (found: cur[0] and chosen[:r]), 0 (none) or -1 (nodes `state[1]` reached `limit`)."""
+def _band_nodes(N, neg, r, limit, state, P, words, wlo, bud, chosen):
+    """`_clique_nodes` inside the band, pruned by the sum bound. neg: the candidates' values, negated (so
+    non-decreasing, for np.searchsorted). Depth d may spend bud[d] on its r - d picks; they are taken in
+    non-decreasing worth, so its next pick v needs (r - d) * value(v) <= bud[d], and depth d + 1 keeps only the
+    candidates worth at most bud[d] - value(v) - (r - d - 2) * value(v). Depth d's candidates are the bits of P[d]
+    in its words wlo[d], ..., words[d] - 1. Returns as `_clique_nodes`."""
+    d, nodes = state[0], state[1]
+    while True:
+        if d == r:
+            state[0], state[1] = d, nodes
+            return 1
+        need, have, w, v = r - d, 0, 0, 0
+        for u in range(wlo[d], words[d]):
+            have += np.int64(_popcount(P[d, u]))
+            if have >= need: break
+        if have >= need:
+            w = words[d] - 1
+            while P[d, w] == 0: w -= 1
+            v = 64 * w + _top_bit(P[d, w])  # the cheapest candidate left; the later picks are worth at least as much
+        if have < need or -(r - d) * neg[v] > bud[d]:  # too few left, or too dear: back up
+            if d == 0:
+                state[0], state[1] = d, nodes
+                return 0
+            d -= 1
+            continue
+        if nodes >= limit:
+            state[0], state[1] = d, nodes
+            return -1
+        nodes += 1
+        P[d, w] ^= np.uint64(1) << np.uint64(v - 64 * w)
+        chosen[d] = v
+        if d + 1 < r:  # depth d + 1: the candidates before v, compatible with v, worth at most its cap
+            # written out here and in `_band_walk`: a compiled helper for these lines made the search about 1.5x slower
+            bud[d + 1] = bud[d] + neg[v]
+            lo = np.searchsorted(neg, -(bud[d + 1] + (r - d - 2) * neg[v]), side="left")
+            words[d + 1], wlo[d + 1] = v // 64 + 1, lo // 64
+            for u in range(wlo[d + 1], words[d + 1]): P[d + 1, u] = P[d, u] & N[v, u]
+            if wlo[d + 1] < words[d + 1]:
+                P[d + 1, wlo[d + 1]] &= ~((np.uint64(1) << np.uint64(lo % 64)) - np.uint64(1))
+        d += 1
+
+@numba.njit(cache=True)
+def _band_walk(N, neg, S, r, cur, limit, state, P, words, wlo, bud, chosen):
+    """Go on with the clique searches of the candidates cur[0], cur[0] + 1, ... (S: the sum bound; cur[1] = 1: the
+    search of cur[0] is under way; the rest: as `_band_nodes`). Returns 1 (found: cur[0] and chosen[:r]), 0 (none)
+    or -1 (nodes `state[1]` reached `limit`)."""
     while cur[0] < N.shape[0]:
         i = cur[0]
-        if cur[1] == 0:  # a new candidate: its compatible earlier candidates from first[i] on
-            words[0], f = i // 64 + 1, first[i]
-            # np.uint64(0): with a plain 0 numba types the branches' result float64, and bits above 2**53 get lost
-            for w in range(words[0]): P[0, w] = N[i, w] if w > f // 64 else np.uint64(0)
-            if f // 64 < words[0]:
-                P[0, f // 64] = N[i, f // 64] & ~((np.uint64(1) << np.uint64(f % 64)) - np.uint64(1))
+        if cur[1] == 0:  # a new weakest set: S less its worth for the r partners, each worth at least as much
+            bud[0] = S + neg[i]
+            lo = np.searchsorted(neg, -(bud[0] + (r - 1) * neg[i]), side="left")
+            words[0], wlo[0] = i // 64 + 1, lo // 64
+            for u in range(wlo[0], words[0]): P[0, u] = N[i, u]
+            if wlo[0] < words[0]: P[0, wlo[0]] &= ~((np.uint64(1) << np.uint64(lo % 64)) - np.uint64(1))
             state[0], cur[1] = 0, 1
-        res = _clique_nodes(N, r, limit, state, P, words, chosen)
+        res = _band_nodes(N, neg, r, limit, state, P, words, wlo, bud, chosen)
         if res != 0: return res
         cur[0], cur[1] = cur[0] + 1, 0
     return 0
@@ -1238,18 +1284,21 @@ class _Band:
             self.dead = True
             return
         order = np.argsort(-vals[:m], kind="stable")
-        self.A, self.vals, r = A[order], vals[order], self.r
-        self.N = _compat_rows(self.A, ov)
-        # first[i]: the first candidate worth at most S - (n_sets - 1) * vals[i], the cap of i's partners
-        self.first = np.searchsorted(-self.vals, -(S - r * self.vals), side="left").astype(np.int64)
-        self.state, self.cur, self.words, self.chosen = (np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64),
-                                                         np.zeros(r + 1, dtype=np.int64), np.zeros(r, dtype=np.int64))
+        self.A, self.vals, self.S, r = A[order], vals[order], S, self.r
+        self.neg = -self.vals  # the kernels' view: non-decreasing, for np.searchsorted
+        # set i meets a set j < i only where j is worth at most S - vals[i] - (r - 1) * T, the sum bound less i and
+        # r - 1 more sets worth at least T
+        self.N = _compat_rows(self.A, ov, np.searchsorted(self.neg, -(S - self.vals - (r - 1) * T), side="left"))
+        self.state, self.cur = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+        self.words, self.wlo, self.bud = (np.zeros(r + 1, dtype=np.int64) for _ in range(3))
+        self.chosen = np.zeros(r, dtype=np.int64)
         self.P = np.zeros((r + 1, self.N.shape[1]), dtype=np.uint64)
     def run(self, deadline=None):
         "Go on until decided, given up, or past the deadline (checked every 16,384 nodes); returns `done`."
         while self.done is None and not self.dead:
-            res = _band_walk(self.N, self.first, self.r, self.cur, min(self.max_nodes, int(self.state[1]) + 16384),
-                             self.state, self.P, self.words, self.chosen)
+            res = _band_walk(self.N, self.neg, self.S, self.r, self.cur,
+                             min(self.max_nodes, int(self.state[1]) + 16384), self.state, self.P, self.words, self.wlo,
+                             self.bud, self.chosen)
             if res == 1:
                 bits = np.unpackbits(self.A[[self.cur[0], *self.chosen]].view(np.uint8), axis=1, bitorder="little")
                 self.done = [tuple(np.flatnonzero(b).tolist()) for b in bits], int(self.vals[self.cur[0]])

@@ -1701,11 +1701,66 @@ def test_band_search_runs_only_where_its_cap_cuts(monkeypatch):
     assert verdicts == {True, False}  # both cases occur (5 of the 12 bands keep more than half, measured)
 
 
+def _band_search_in_python(b, ov):
+    """The band's clique search written out over Python lists: (value of the first weakest set with partners, or
+    None; nodes expanded). Picks go from the latest (cheapest) candidate on, as in the compiled search."""
+    X = np.unpackbits(b.A.view(np.uint8), axis=1, bitorder="little").astype(np.int64)
+    ok, vals, S, r, nodes = ((X @ X.T) <= ov).tolist(), b.vals.tolist(), b.S, b.r, 0
+    def search(pool, d, budget):  # pool: depth d's candidates, in order; budget: what its r - d picks may spend
+        nonlocal nodes
+        for t in range(len(pool) - 1, -1, -1):
+            v = pool[t]
+            if t + 1 < r - d or (r - d) * vals[v] > budget: return False  # too few left, or too dear
+            nodes += 1
+            if d + 1 == r: return True
+            cap = budget - vals[v] - (r - d - 2) * vals[v]  # the later picks are worth at least vals[v]
+            if search([u for u in pool[:t] if ok[u][v] and vals[u] <= cap], d + 1, budget - vals[v]): return True
+        return False
+    for i in range(len(vals)):
+        if search([u for u in range(i) if ok[i][u] and vals[u] <= S - r * vals[i]], 0, S - vals[i]):
+            return vals[i], nodes
+    return None, nodes
+
+def test_band_clique_search_is_pruned_by_the_sum_bound():
+    """The band's clique search prunes with the sum bound: it expands exactly the nodes of the search written out in
+    Python, and it finds the weakest set that the search without the bound finds (`_clique_nodes` over full
+    compatibility rows, passing over cliques worth more than S), with fewer nodes in all."""
+    rng, pruned, plain, decided = np.random.default_rng(3), 0, 0, set()
+    for _ in range(40):
+        nf, k, n = int(rng.integers(11, 15)), int(rng.integers(3, 6)), int(rng.integers(3, 5))
+        ov, c = int(rng.integers(1, k)), np.sort(rng.integers(1, 60, nf))[::-1].astype(np.int64)
+        worth = np.sort([int(c[list(s_)].sum()) for s_ in itertools.combinations(range(nf), k)])[::-1]
+        T = int(worth[int(rng.integers(1, len(worth) // 4))])
+        S = n * T + int(rng.integers(0, 2 * (worth[0] - T) + 1))
+        b = alt._Band(c, k, ov, n, S, T, 10**6, 10**9)
+        if b.done is not None: continue
+        got, r, m = b.run(), b.r, len(b.vals)
+        assert (got[1], int(b.state[1])) == _band_search_in_python(b, ov)
+        # the same walk without the bound: partners of i from the first worth at most S - r * vals[i]
+        N = alt._compat_rows(b.A, ov, np.zeros(m, dtype=np.int64))
+        first = np.searchsorted(b.neg, -(S - r * b.vals), side="left")
+        state, P = np.zeros(2, dtype=np.int64), np.zeros((r + 1, N.shape[1]), dtype=np.uint64)
+        words, chosen, res = np.zeros(r + 1, dtype=np.int64), np.zeros(r, dtype=np.int64), 0
+        for i in range(m):
+            P[0] = N[i]
+            P[0, :first[i] // 64] = 0
+            if first[i] // 64 < N.shape[1]: P[0, first[i] // 64] &= ~np.uint64((1 << (first[i] % 64)) - 1)
+            state[0], words[0] = 0, i // 64 + 1
+            while (res := alt._clique_nodes(N, r, 10**12, state, P, words, chosen)) == 1:
+                if b.vals[i] + b.vals[chosen].sum() <= S: break
+                state[0] = r - 1  # a clique worth more than S: on with the search
+            if res == 1: break
+        assert (got[1] is not None) == (res == 1) and (res == 0 or got[1] == b.vals[i])
+        pruned, plain = pruned + int(b.state[1]), plain + int(state[1])
+        decided.add(got[1] is not None)
+    assert decided == {True, False} and pruned < plain, (decided, pruned, plain)
+
+
 def test_band_search_takes_the_walks_turns_once_the_walk_is_out(monkeypatch):
     "Once the walk is out of the race, a live band search alternates with CP-SAT and here decides first."
     from sklearn.datasets import make_classification
     X, y = make_classification(n_samples=500, n_features=20, n_informative=4, n_redundant=2, flip_y=0.05,
-                               random_state=0)
+                               random_state=1)
     p = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": 20}
     log, run, model = [], alt._Band.run, alt._solve_model
     def band_run(self, d=None):
