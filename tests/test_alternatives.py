@@ -1758,9 +1758,31 @@ def test_band_clique_search_is_pruned_by_the_sum_bound():
     assert decided == {True, False} and widths == {1, 2} and pruned < plain, (decided, widths, pruned, plain)
 
 
+def test_band_turn_lasts_up_to_twice_everything_before_it(monkeypatch):
+    "Each band turn may last twice as long as everything before it in the max-min search (CP-SAT's: as long)."
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=500, n_features=20, n_informative=4, n_redundant=2, flip_y=0.05,
+                               random_state=0)
+    p = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": 20}
+    turns, run, solve = [], alt._Band.run, alt._solve_max_min
+    def band_run(self, d=None):
+        turns.append((time.perf_counter(), d))
+        return run(self, d)
+    def solve_max_min(*a, **kw):
+        turns.append((time.perf_counter(), None))  # just before the search's own clock starts
+        return solve(*a, **kw)
+    monkeypatch.setattr(alt._Band, "run", band_run)
+    monkeypatch.setattr(alt, "_solve_max_min", solve_max_min)
+    solve_alternatives(p, 10, 0.6, 3, aggregation="min", formulation="fast", time_limit=None,
+                       options=alt.SolverOptions(relative_gap=1e-4))
+    (t0, _), *band = turns
+    assert band and all(1.9 < (d - t) / (t - t0) <= 2 for t, d in band), (t0, band)
+
+
 def test_band_search_takes_the_walks_turns_once_the_walk_is_out(monkeypatch):
     """Once the walk is out of the race, a live band search alternates with CP-SAT and here decides first. The band
-    is held to one chunk of nodes in its first two turns, so that it cannot decide before the walk is out."""
+    is held to one chunk of nodes in its first two turns, so that it does not decide before the walk is out (its
+    pass takes about 1.5 million nodes)."""
     from sklearn.datasets import make_classification
     X, y = make_classification(n_samples=500, n_features=20, n_informative=4, n_redundant=2, flip_y=0.05,
                                random_state=1)
