@@ -1203,7 +1203,8 @@ def _band_nodes(N, neg, r, limit, state, P, words, wlo, bud, chosen):
     non-decreasing, for np.searchsorted). Depth d may spend bud[d] on its r - d picks; they are taken in
     non-decreasing worth, so its next pick v needs (r - d) * value(v) <= bud[d], and depth d + 1 keeps only the
     candidates worth at most bud[d] - value(v) - (r - d - 2) * value(v). Depth d's candidates are the bits of P[d]
-    in its words wlo[d], ..., words[d] - 1. Returns as `_clique_nodes`."""
+    in its words wlo[d], ..., words[d] - 1. Returns as `_clique_nodes`. A kernel of its own, not an option of
+    `_clique_nodes`: the walk has no sum bound to cut with, and would pay for the cut's bookkeeping at every node."""
     d, nodes = state[0], state[1]
     while True:
         if d == r:
