@@ -455,9 +455,18 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
             "alfese_set_qualities": "" if ref is None else json.dumps([None if x != x else round(float(x), 12) for x in vals])}}
 
 
+def per_call_s(fn, reps):
+    "Mean seconds of one call of fn() over `reps` calls in a row (a timed region: it refuses to run under tracing)."
+    untraced()
+    t0 = time.perf_counter()
+    for _ in range(reps): fn()
+    return (time.perf_counter() - t0) / reps
+
+
 def cpsat_floor_ms(presolve, reps=50):
     "Median milliseconds of one CP-SAT solve (1 worker) of a trivial model: 100 booleans, 10 chosen, a linear objective."
     from ortools.sat.python import cp_model
+    untraced()
     ts = []
     for _ in range(reps):
         m = cp_model.CpModel()
@@ -730,15 +739,8 @@ def main():
     al = ManualQualityUnivariateSelector(); al.set_data(list(bc["q"]))
     for hname, fn, alf in (("greedy_replacement", greedy_replacement, al.search_greedy_replacement),
                            ("greedy_balancing", greedy_balancing, al.search_greedy_balancing), ("greedy_depth", greedy_depth_search, None)):
-        reps = 200
-        t0 = time.perf_counter()
-        for _ in range(reps): fn(bc["q"], 5, 4, 0.4)
-        t_ours = (time.perf_counter() - t0) / reps
-        t_alf = np.nan
-        if alf is not None:
-            t0 = time.perf_counter()
-            for _ in range(reps): alf(5, 4, 0.4)
-            t_alf = (time.perf_counter() - t0) / reps
+        t_ours = per_call_s(lambda: fn(bc["q"], 5, 4, 0.4), 200)
+        t_alf = np.nan if alf is None else per_call_s(lambda: alf(5, 4, 0.4), 200)
         rows.append({"problem": "bc MI", "k": 5, "tau": 0.4, "a": 4, "search": hname, "aggregation": "-", "ours_fast_s": t_ours,
                      "alfese_s": t_alf, "fast_over_alfese": t_ours / t_alf if t_alf == t_alf else np.nan})
         print(f"heuristic {hname:20s} ours {t_ours * 1e3:.3f} ms  alfese {t_alf * 1e3:.3f} ms  ratio {t_ours / t_alf if t_alf == t_alf else float('nan'):.2f}")

@@ -339,8 +339,8 @@ def profile(args, print):
     print(p.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=16))
     pr = cProfile.Profile()
     pr.enable()
-    FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
-    pr.disable()
+    try: FALS(k=0.1, random_state=0, n_threads=1).fit(X, Y)
+    finally: pr.disable()  # never left on, should the fit fail
     out = io.StringIO()
     pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(15)
     print(out.getvalue())

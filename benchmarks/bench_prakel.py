@@ -126,9 +126,10 @@ def memory_run(name, method):
     f = method_fits(X, Y)[method]
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tracemalloc.start()
-    with threadpool_limits(1): f()
-    traced = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
+    try:
+        with threadpool_limits(1): f()
+        traced = tracemalloc.get_traced_memory()[1] / 2**20
+    finally: tracemalloc.stop()  # never left on, should the fit fail
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(dict(peak_rss_mib=after, fit_extra_mib=after - before, fit_traced_peak_mib=traced)))
 

@@ -72,13 +72,19 @@ def test_prakel_interleaved_timing_refuses_tracing():
 
 
 def test_alternatives_timed_regions_refuse_tracing():
-    "The alternatives benchmark's timed call of ours (and alfese's timed child) refuse every kind of tracing too."
+    """The alternatives benchmark's timed call of ours (and alfese's timed child), the CP-SAT floor and the heuristics'
+    per-call timer refuse every kind of tracing too."""
     import numpy as np
     sys.path.insert(0, str(BENCH))
     mod = _load("bench_alternatives")
     p = {"kind": "linear", "q": np.linspace(1, 0.1, 12), "n": 12}
-    assert mod.ours(p, 3, 0.5, 1, "sequential", "sum", "fast")[1] == "optimal"  # untraced: runs
+    timed = {"ours": lambda: mod.ours(p, 3, 0.5, 1, "sequential", "sum", "fast"),
+             "cpsat_floor_ms": lambda: mod.cpsat_floor_ms(True, reps=2),
+             "per_call_s": lambda: mod.per_call_s(lambda: None, 3)}
+    assert timed["ours"]()[1] == "optimal" and timed["cpsat_floor_ms"]() > 0  # untraced: they run
+    assert timed["per_call_s"]() >= 0
     for kind, ctx in _tracing_kinds(False).items():
-        with ctx():
-            with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
-                mod.ours(p, 3, 0.5, 1, "sequential", "sum", "fast")
+        for name, call in timed.items():
+            with ctx():
+                with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
+                    call()
