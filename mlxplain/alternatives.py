@@ -1184,7 +1184,7 @@ def _compat_rows(A, ov, lo):
     searches read no bit below lo[i])."""
     m, W = A.shape
     N = np.zeros((m, (m + 63) // 64), dtype=np.uint64)
-    a = A[:, 0].copy()  # up to 64 features, one word per set: a loop of its own, about twice as fast
+    a = A[:, 0].copy()  # up to 64 features (one word per set): read from a flat copy, about twice as fast
     for i in range(m):
         for w in range(lo[i] // 64, (i + 63) // 64):
             word = np.uint64(0)
