@@ -217,7 +217,7 @@ class SolverOptions:
     band: bool = True  # max-min: the band search (False: ablation; see "A band for the weakest set")
     # max-min: the band search runs only where it keeps less than this share of the k-subsets worth at least its
     # target (elsewhere its cap cuts little and it is the walk again; see "A band for the weakest set")
-    band_keep: float = 0.5
+    band_keep: float = 0.9
     # stop once the best sets found are proven within this fraction of the optimum (CP-SAT's relative_gap_limit,
     # SCIP's relative MIP gap and the exact searches here; 0: exact). 'optimal' then means optimal within it, as
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
@@ -883,8 +883,9 @@ def _set_qualities(m, problem, feats, pos, S, k, big_m: bool):
     return Q, lambda: k * max(abs(c) for c in crel) + k * (k - 1) * cr_max + 1
 
 # %% ../nbs/40_alternatives.ipynb #d2dc46bd
-def _aggregate(m, Q, bound, aggregation, ordered: bool, min_ub=None):
-    "Maximise the sum (Eq. 17) or the minimum (Eq. 19) of the set qualities; `ordered`: Q(s0) >= Q(s1) >= ..."
+def _aggregate(m, Q, bound, aggregation, ordered: bool, min_ub=None, min_lb=None):
+    """Maximise the sum (Eq. 17) or the minimum (Eq. 19) of the set qualities; `ordered`: Q(s0) >= Q(s1) >= ...;
+    `min_lb` (minimum): no objective, the question whether every set can be worth at least `min_lb`."""
     if not Q: return
     if ordered:
         for l in range(len(Q) - 1): m.add(Q[l] >= Q[l + 1])  # symmetry breaking
@@ -897,7 +898,8 @@ def _aggregate(m, Q, bound, aggregation, ordered: bool, min_ub=None):
         qmin = m.real(-b, b, "Qmin")
         for q_ in Q: m.add(qmin <= q_)
     if min_ub is not None: m.add(qmin <= min_ub)  # proven by the max-min search before it gave up
-    m.maximize(qmin)
+    if min_lb is not None: m.add(qmin >= min_lb)  # a yes-or-no question: proving "no" skips the objective's search
+    else: m.maximize(qmin)
 
 # %% ../nbs/40_alternatives.ipynb #e1ed2f3b
 def _model_paper(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggregation):
@@ -908,14 +910,15 @@ def _model_paper(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggreg
     _aggregate(m, Q, bound, aggregation, ordered=False)
     return S
 
-def _model_fast(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggregation, options, min_ub=None):
+def _model_fast(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggregation, options, min_ub=None,
+                min_lb=None):
     "Our CP-SAT model: lean products, counting cut, indicator mRMR, sets ordered by quality (see the text)."
     S = _set_variables(m, len(feats), n_sets, k, ov, must, fixed_sets, pos)
     if ov < k:  # measured: the counting cut helps except for mRMR with min-aggregation
         cut = options.counting_cut and not (problem["kind"] == "mrmr" and aggregation == "min")
         _pairs_fast(m, S, len(feats), ov, cut)
     Q, bound = _set_qualities(m, problem, feats, pos, S, k, big_m=False)
-    _aggregate(m, Q, bound, aggregation, ordered=options.order_sets, min_ub=min_ub)
+    _aggregate(m, Q, bound, aggregation, ordered=options.order_sets, min_ub=min_ub, min_lb=min_lb)
     if aggregation == "sum" and n_sets > 1 and Q:
         m.extra["linearization_level"] = 2  # measured: helps sum-, hurts min-aggregation
     return S
@@ -923,9 +926,12 @@ def _model_fast(m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggrega
 # %% ../nbs/40_alternatives.ipynb #e3e881a3
 def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, solver, formulation,
                  time_limit,
-                 precision, random_state, n_jobs, options, min_ub=None, return_model=False, hint=None):
+                 precision, random_state, n_jobs, options, min_ub=None, return_model=False, hint=None,
+                 min_lb=None):
     """Build the paper's or the fast model on the features `feats` and solve it: (sets, status, seconds).
-    `hint`: sets (feature indices) CP-SAT starts its search from (univariate qualities)."""
+    `hint`: sets (feature indices) CP-SAT starts its search from (univariate qualities); `min_lb` (fast formulation,
+    min-aggregation, model integers): is there a solution whose weakest set is worth at least `min_lb`? 'optimal'
+    then means yes (the sets are one), 'infeasible' no."""
     kind, nf, ov = problem["kind"], len(feats), max_overlap(k, tau)
     pos = {int(j): i for i, j in enumerate(feats)}
     # relative scaling; integers stay <= int_max ("Solver back-ends")
@@ -937,7 +943,7 @@ def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, 
                  n_jobs=n_jobs, qmax=_qmax(problem, k, feats) if kind != "wrapper" else 1.0)
     given = (m, problem, feats, pos, k, ov, n_sets, fixed_sets, must, aggregation)
     if formulation == "paper": S = _model_paper(*given)
-    else: S = _model_fast(*given, options, min_ub)
+    else: S = _model_fast(*given, options, min_ub, min_lb)
     if hint is not None and solver == "cpsat" and kind == "linear":  # in the model's order: best set first
         for s, h in zip(S, sorted(hint, key=lambda h: -sum(m.c(problem["q"][j]) for j in h))):
             inn = {pos[int(j)] for j in h}
@@ -1316,6 +1322,18 @@ def _within_gap(value, ub, gap) -> bool:
     "A weakest set worth `value` is optimal within the relative gap: no solution beats the bound `ub` (None: none)."
     return value is not None and ub is not None and value >= ub - gap * abs(ub)
 
+def _reach(problem, feats, order, c_int, k, tau, n_sets, seconds, precision, options, random_state, n_jobs, ub,
+           incumbent, T):
+    """CP-SAT's yes-or-no question: does any solution's weakest set reach T (the model's integers c_int, on the
+    features `order`, best first)? ('infeasible': no, 'optimal': yes, else not decided; for yes, the sets as tuples
+    of positions in `order`, else None)."""
+    got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
+                               None if seconds is None else max(seconds, 1e-3) / n_sets, precision, random_state,
+                               n_jobs, options, ub, hint=incumbent, min_lb=T)
+    if st_ != "optimal": return st_, None
+    rank = {int(j): i for i, j in enumerate(order)}
+    return st_, [tuple(sorted(rank[int(j)] for j in s_)) for s_ in got]
+
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound and, as its hint, the best sets found (the partition search's
@@ -1391,15 +1409,28 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                     break
             rnd += 1
             if rnd == 1: continue  # after the first look: on with the walk's first round before CP-SAT's first turn
-            if out and (band is None or band.dead): break  # CP-SAT alone goes on
+            alone = out and (band is None or band.dead)  # CP-SAT alone goes on
+            if alone and best is None: break
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
-            spent = time.perf_counter() - t0
-            if deadline is not None: spent = min(spent, deadline - time.perf_counter())
-            got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
-                                       max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options,
-                                       _least(min_ub, sum_ub), hint=incumbent)
-            if st_ == "optimal":
-                return got, "optimal", time.perf_counter() - t0, None, None
+            # (alone: for all the time left, at most half of it before the objective's search). With an incumbent,
+            # as the question whether any solution reaches its gap target T: "no" proves the incumbent, "yes" gives
+            # a better one, and a "no" costs CP-SAT about half of the objective's search (see the text)
+            now = time.perf_counter()
+            spent = (None if deadline is None else (deadline - now) / 2) if alone else now - t0
+            if deadline is not None and not alone: spent = min(spent, deadline - now)
+            if best is None:
+                got, st_, _ = _solve_model(problem, feats, k, tau, n_sets, (), (), "min", "cpsat", "fast",
+                                           max(spent, 1e-3) / n_sets, precision, random_state, n_jobs, options,
+                                           _least(min_ub, sum_ub), hint=incumbent)
+                if st_ == "optimal": return got, "optimal", time.perf_counter() - t0, None, None
+            else:
+                st_, got = _reach(problem, feats, order, c_int, k, tau, n_sets, spent, precision, options,
+                                  random_state, n_jobs, _least(min_ub, sum_ub), incumbent, _gap_target(best_v, gap))
+                if st_ == "infeasible": sets, status = best, "optimal"; break  # no solution reaches T
+                if got is not None:  # every set worth at least T: the new incumbent
+                    best, best_v = got, min(sum(c_int[i] for i in s_) for s_ in got)
+                    incumbent = [np.sort(order[list(s_)]) for s_ in best]
+            if alone: break  # the objective's search goes on, from the incumbent
             cands = min(budget["candidates"], cands * 4)
             # the next round: also at most as long as everything so far, so CP-SAT's turns keep coming
             now = time.perf_counter()
