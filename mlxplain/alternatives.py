@@ -1414,7 +1414,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
             # progress check: CP-SAT (with the walk's bound and the sum bound) for as long as the walk has run so far
             # (alone: for all the time left, at most half of it before the objective's search). With an incumbent,
             # as the question whether any solution reaches its gap target T: "no" proves the incumbent, "yes" gives
-            # a better one, and a "no" costs CP-SAT about half of the objective's search (see the text)
+            # a better one, and a "no" costs CP-SAT less than the objective's search (see the text)
             now = time.perf_counter()
             spent = (None if deadline is None else (deadline - now) / 2) if alone else now - t0
             if deadline is not None and not alone: spent = min(spent, deadline - now)
