@@ -1854,15 +1854,15 @@ def _lognormal_problem(seed, nf):
     return {"kind": "linear", "q": np.random.default_rng(seed).lognormal(0, 0.5, nf), "n": nf}
 
 
-@pytest.mark.parametrize("nf, k, tau, n_sets, answers", [
-    (16, 5, 0.8, 4, [(True, "infeasible")]),  # the incumbent is optimal: one "no" ends the call
-    (24, 5, 0.8, 5, [(True, "optimal"), (False, "optimal")]),  # "yes": the objective's search from the better sets
+@pytest.mark.parametrize("nf, k, tau, n_sets, answer", [
+    (16, 5, 0.8, 4, "no"),  # the incumbent is optimal: a "no" ends the call
+    (24, 5, 0.8, 5, "yes"),  # then the objective's search, from the better sets
 ])
-def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n_sets, answers, monkeypatch):
+def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n_sets, answer, monkeypatch):
     """Where the walk is out and the band gives up, CP-SAT goes on alone: first with the question whether any
     solution reaches the incumbent's gap target, then (only after a yes) with the objective's search. The answer is
     the optimum of CP-SAT's objective search alone. The two problems were found by searching lognormal qualities
-    (seed 3) for each path."""
+    (seed 3) for each path. Under load, a CP-SAT turn beside the walk may come first (also a question)."""
     p, log, model = _lognormal_problem(3, nf), [], alt._solve_model
     def solve_model(*a, **kw):
         r = model(*a, **kw)
@@ -1873,7 +1873,11 @@ def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n
         log.clear()
         got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
                                          options=alt.SolverOptions(relative_gap=gap))
-        assert st_ == "optimal" and log == answers, log
+        assert st_ == "optimal" and log, log
+        if answer == "no":  # questions only, the last one answered no
+            assert all(asked for asked, _ in log) and log[-1] == (True, "infeasible"), log
+        else:  # a yes (here the objective's search follows it and ends the call), and no objective's search before it
+            assert (True, "optimal") in log and all(asked for asked, _ in log[:log.index((True, "optimal"))]), log
         ref, st_, _ = model(p, np.arange(nf), k, tau, n_sets, (), (), "min", "cpsat", "fast", None, None, 0, 1,
                             alt.SolverOptions())
         weakest = lambda ss: min(p["q"][s_].sum() for s_ in ss)  # noqa: E731
