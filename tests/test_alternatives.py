@@ -1850,10 +1850,6 @@ def test_cpsat_question_says_yes_exactly_up_to_the_max_min_optimum(seed, k_tau, 
     assert ask(opt + 1) == ("infeasible", None)
 
 
-def _lognormal_problem(seed, nf):
-    return {"kind": "linear", "q": np.random.default_rng(seed).lognormal(0, 0.5, nf), "n": nf}
-
-
 @pytest.mark.parametrize("nf, k, tau, n_sets, answer", [
     (16, 5, 0.8, 4, "no"),  # the incumbent is optimal: a "no" ends the call
     (24, 5, 0.8, 5, "yes"),  # then the objective's search, from the better sets
@@ -1862,8 +1858,8 @@ def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n
     """Where the walk is out and the band gives up, CP-SAT goes on alone: first with the question whether any
     solution reaches the incumbent's gap target, then (only after a yes) with the objective's search. The answer is
     the optimum of CP-SAT's objective search alone. The two problems were found by searching lognormal qualities
-    (seed 3) for each path. Under load, a CP-SAT turn beside the walk may come first (also a question)."""
-    p, log, model = _lognormal_problem(3, nf), [], alt._solve_model
+    (`_max_min_problem`, seed 3) for each path. Under load, a CP-SAT turn beside the walk may come first (also a question)."""
+    p, log, model = _max_min_problem(3, nf), [], alt._solve_model
     def solve_model(*a, **kw):
         r = model(*a, **kw)
         log.append((kw.get("min_lb") is not None, r[1]))
