@@ -4,6 +4,16 @@ import sys
 import tracemalloc
 
 
+def _monitoring_tools() -> list:
+    """Tools registered with sys.monitoring (Python 3.12+), where cProfile, coverage and debuggers register instead
+    of sys.setprofile / sys.settrace: there, sys.getprofile() stays None under cProfile."""
+    mon = getattr(sys, "monitoring", None)
+    if mon is None: return []
+    ids = (("a profiler (sys.monitoring: cProfile)", mon.PROFILER_ID), ("a debugger (sys.monitoring)", mon.DEBUGGER_ID),
+           ("coverage (sys.monitoring)", mon.COVERAGE_ID))
+    return [f"{name}: {mon.get_tool(i)}" for name, i in ids if mon.get_tool(i) is not None]
+
+
 def untraced():
     "Raise RuntimeError when a Python profiler or tracer, tracemalloc or (if torch is loaded) torch's profiler is on."
     torch = sys.modules.get("torch")
@@ -12,4 +22,5 @@ def untraced():
         ("a tracer (sys.settrace: coverage, a debugger)", sys.gettrace() is not None),
         ("tracemalloc", tracemalloc.is_tracing()),
         ("torch's profiler", torch is not None and torch.autograd._profiler_enabled())) if active]
+    on += _monitoring_tools()
     if on: raise RuntimeError(f"a timed region would run under a profiler or tracemalloc: {', '.join(on)}")

@@ -88,3 +88,87 @@ def test_alternatives_timed_regions_refuse_tracing():
             with ctx():
                 with pytest.raises(RuntimeError, match="profiler or tracemalloc"):
                     call()
+
+
+def test_guard_sees_tools_registered_with_sys_monitoring(monkeypatch):
+    """From Python 3.12, cProfile, coverage and debuggers register with sys.monitoring and leave sys.getprofile() and
+    sys.gettrace() at None: the guard asks sys.monitoring too (here a stand-in, as this interpreter may predate it)."""
+    from types import SimpleNamespace
+    sys.path.insert(0, str(BENCH))
+    guard = _load("timing_guard")
+    guard.untraced()
+    for tool_id, name in ((2, "cProfile"), (1, "coverage"), (0, "pdb")):
+        fake = SimpleNamespace(DEBUGGER_ID=0, COVERAGE_ID=1, PROFILER_ID=2,
+                               get_tool=lambda i, t=tool_id, n=name: n if i == t else None)
+        monkeypatch.setattr(sys, "monitoring", fake, raising=False)
+        with pytest.raises(RuntimeError, match=name):
+            guard.untraced()
+    monkeypatch.setattr(sys, "monitoring", SimpleNamespace(DEBUGGER_ID=0, COVERAGE_ID=1, PROFILER_ID=2,
+                                                           get_tool=lambda i: None), raising=False)
+    guard.untraced()
+
+
+def test_guard_sees_cprofile_on_a_python_with_sys_monitoring():
+    "The same with a real cProfile, on a Python 3.12 or later where one is installed (skipped otherwise)."
+    import shutil, subprocess
+    found = [shutil.which(f"python3.{m}") for m in (14, 13, 12)]  # on PATH, or installed by pyenv
+    found += sorted(Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python"), reverse=True)
+    exe = next((str(p) for p in found if p and subprocess.run([str(p), "-c", "import sys; sys.monitoring"],
+                                                              capture_output=True).returncode == 0), None)
+    if exe is None: pytest.skip("no Python 3.12 or later found (on PATH or under ~/.pyenv)")
+    code = ("import cProfile, timing_guard\n"
+            "timing_guard.untraced()\n"
+            "pr = cProfile.Profile(); pr.enable()\n"
+            "try:\n    timing_guard.untraced(); print('missed')\n"
+            "except RuntimeError as e: print('caught', e)\n"
+            "finally: pr.disable()\n")
+    out = subprocess.run([exe, "-c", code], capture_output=True, text=True, cwd=BENCH, timeout=60)
+    assert out.stdout.startswith("caught") and "cProfile" in out.stdout, (out.stdout, out.stderr)
+
+
+# Top-level functions that read a clock without the guard, and why that is safe (checked below where it can be)
+_UNGUARDED = {("bench_fals", "_work"): "timed only inside `child`, which calls the guard before it",
+              ("bench_alternatives", "profile_ours"): "the counters of a separate, untimed profiling run"}
+
+
+def test_every_clock_in_the_benchmarks_that_trace_sits_behind_the_guard():
+    """Read as source: in the benchmarks that start tracemalloc or a profiler (and the alternatives benchmark), every
+    top-level function that reads a clock calls the guard, or is one of the listed exceptions; every function that
+    starts tracemalloc or a profiler reads no clock and stops it in a `finally` (or leaves a `with`)."""
+    import ast
+    clocks = {"perf_counter", "process_time", "perf_counter_ns", "process_time_ns", "monotonic", "time"}
+    def calls(node, test):
+        return [n for n in ast.walk(node) if isinstance(n, ast.Call) and test(n.func)]
+    is_clock = lambda f: (isinstance(f, ast.Attribute) and f.attr in clocks and isinstance(f.value, ast.Name)  # noqa: E731
+                          and f.value.id == "time")
+    is_guard = lambda f: isinstance(f, ast.Name) and f.id in ("untraced", "_untraced")  # noqa: E731
+    # tracemalloc.start() and cProfile's enable() must be undone in a `finally`; torch's profiler is a `with`
+    switch = lambda f: (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)  # noqa: E731
+                        and (f.value.id, f.attr) in (("tracemalloc", "start"), ("pr", "enable")))
+    undo = lambda f: isinstance(f, ast.Attribute) and f.attr in ("stop", "disable")  # noqa: E731
+    starts = lambda f: switch(f) or (isinstance(f, ast.Name) and f.id == "tprofile")  # noqa: E731
+    tracing_seen = 0
+    for bench in ("bench_fals", "bench_prakel", "bench_alternatives"):
+        tree = ast.parse((BENCH / f"{bench}.py").read_text())
+        funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        for node in tree.body:
+            if not calls(node, is_clock): continue
+            assert isinstance(node, ast.FunctionDef), f"{bench}: a clock read outside any function (line {node.lineno})"
+            if (bench, node.name) in _UNGUARDED: continue
+            assert calls(node, is_guard), f"{bench}.{node.name} reads a clock but never calls the guard"
+        for name, fn in funcs.items():
+            if not calls(fn, starts): continue
+            tracing_seen += 1
+            assert not calls(fn, is_clock), f"{bench}.{name} starts tracing and reads a clock"
+            finals = [c for t in ast.walk(fn) if isinstance(t, ast.Try) for b in t.finalbody for c in calls(b, undo)]
+            assert len(finals) >= len(calls(fn, switch)), f"{bench}.{name} may leave tracing on (no `finally`)"
+            in_with = {id(w.context_expr) for t in ast.walk(fn) if isinstance(t, ast.With) for w in t.items}
+            assert all(id(c) in in_with for c in calls(fn, lambda f: isinstance(f, ast.Name) and f.id == "tprofile")), \
+                f"{bench}.{name}: torch's profiler outside a `with`"
+    assert tracing_seen >= 2  # bench_prakel.memory_run and bench_fals.profile
+    # the one timed caller of bench_fals._work checks before it calls
+    child = ast.parse((BENCH / "bench_fals.py").read_text())
+    child = next(n for n in child.body if isinstance(n, ast.FunctionDef) and n.name == "child")
+    guard_at = min(c.lineno for c in calls(child, is_guard))
+    work_at = min(c.lineno for c in calls(child, lambda f: isinstance(f, ast.Name) and f.id == "_work"))
+    assert guard_at < work_at
