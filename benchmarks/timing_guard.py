@@ -15,7 +15,8 @@ def _monitoring_tools() -> list:
 
 
 def untraced():
-    "Raise RuntimeError when a Python profiler or tracer, tracemalloc or (if torch is loaded) torch's profiler is on."
+    """Raise RuntimeError when a Python profiler or tracer (also through sys.monitoring), tracemalloc or (if torch is
+    loaded) torch's profiler is on."""
     torch = sys.modules.get("torch")
     on = [name for name, active in (
         ("a Python profiler (sys.setprofile, cProfile)", sys.getprofile() is not None),
