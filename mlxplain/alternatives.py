@@ -2029,6 +2029,18 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
 
 # %% ../nbs/40_alternatives.ipynb #walkkern28
+def _memberships(n, sets):
+    "Feature t's sets (positions into `sets`) as midx[mptr[t]:mptr[t + 1]]; its pattern: one per distinct list of sets."
+    member = [[] for _ in range(n)]
+    for f, F in enumerate(sets):
+        for t in F: member[t].append(f)
+    ids = {}
+    pattern = np.array([ids.setdefault(tuple(m), len(ids)) for m in member], dtype=np.int64)
+    mptr = np.zeros(n + 1, dtype=np.int64)
+    mptr[1:] = np.cumsum([len(m) for m in member])
+    midx = np.array([f for m in member for f in m] + [0], dtype=np.int64)
+    return mptr, midx, pattern
+
 @numba.njit(cache=True)
 def _relaxed_best(c, mptr, midx, pattern, banned, cnt, used, ov, j, r):
     """The best r features from position j on in a relaxation: each feature counts against the first set holding
@@ -2056,11 +2068,13 @@ def _relaxed_best(c, mptr, midx, pattern, banned, cnt, used, ov, j, r):
 
 @numba.njit(cache=True)
 def _walk_nodes(c, mptr, midx, pattern, k, ov, gap, limit, state, banned, cnt, used, nxt, s, chosen, pstart,
-                passed, best_set):
+                passed, best_set, cp, perm, lam, D, stop):
     """Go on with the depth-first search of `_step_search` from where `state` left it until `state[2]` (nodes so
     far) reaches `limit`. state: depth, top of `passed`, nodes, whether a set was found, its value. Returns True
-    once searched through. The recursion is kept in arrays (per depth: next position `nxt`, sum `s`, chosen
-    feature, start of its bans in `passed`), so that the search can stop for a look at the clock and go on."""
+    once searched through, or once a set worth `stop` is found. The recursion is kept in arrays (per depth: next
+    position `nxt`, sum `s`, chosen feature, start of its bans in `passed`), so that the search can stop for a look
+    at the clock and go on. With D > 0, `_multiplier_bound` (cp, perm, lam, D) cuts too, where the relaxation's
+    bound does not."""
     n = c.shape[0]
     d, ptop, nodes, have, best = state[0], state[1], state[2], state[3], state[4]
     while True:
@@ -2089,11 +2103,18 @@ def _walk_nodes(c, mptr, midx, pattern, k, ov, gap, limit, state, banned, cnt, u
             if have:
                 tb = s[d] + b
                 if tb <= best or (gap > 0 and tb - gap * abs(tb) <= best): break
+                if D > 0:  # both bounds fall as j grows (fewer features to complete with), so a cut ends the loop
+                    b, ok = _multiplier_bound(cp, perm, mptr, midx, pattern, banned, cnt, ov, j, r, lam, D)
+                    tb = s[d] + b
+                    if not ok or tb <= best or (gap > 0 and tb - gap * abs(tb) <= best): break
             chosen[d] = j
             if r == 1:  # the set is full
                 if not have or s[d] + c[j] > best:
                     best, have = s[d] + c[j], 1
                     best_set[:] = chosen
+                    if best >= stop:
+                        state[0], state[1], state[2], state[3], state[4] = d, ptop, nodes, have, best
+                        return True
             else:  # one level down
                 for u in range(mptr[j], mptr[j + 1]): cnt[midx[u]] += 1
                 s[d + 1], nxt[d + 1], pstart[d + 1] = s[d] + c[j], j + 1, ptop
@@ -2119,38 +2140,209 @@ def _walk_nodes(c, mptr, midx, pattern, k, ov, gap, limit, state, banned, cnt, u
     state[0], state[1], state[2], state[3], state[4] = d, ptop, nodes, have, best
     return True
 
+# %% ../nbs/40_alternatives.ipynb #lpkern34
+@numba.njit(cache=True)
+def _lp_relax(c, mptr, midx, m, k, ov, max_iter, start):
+    """The LP relaxation of one step: max c.x with sum(x) = k, at most ov of each earlier set (feature t's sets:
+    midx[mptr[t]:mptr[t + 1]], m sets) and 0 <= x <= 1. A bounded primal simplex on a dense tableau (columns: x,
+    the sets' slacks, one artificial for sum(x) = k) from x = 1 on the feasible set `start` (or, when it is empty,
+    from x = 0 with a first phase that drives the artificial to 0); the most improving variable enters, and after
+    ten steps in a row that do not move, the first improving one (Bland's rule, which cannot cycle). Returns (status,
+    x, lam): 0 optimal, 1 infeasible, 2 out of iterations; lam >= 0, the sets' dual values (multipliers)."""
+    n = c.shape[0]
+    R, N = m + 1, n + m + 1
+    T = np.zeros((R, N))
+    for t in range(n):
+        for u in range(mptr[t], mptr[t + 1]): T[midx[u], t] = 1.0
+        T[m, t] = 1.0
+    for i in range(R): T[i, n + i] = 1.0
+    beta = np.full(R, float(ov))  # the basic variables' values: slacks ov, artificial k (at x = 0)
+    beta[m] = k
+    basis = np.arange(n, N)
+    upper = np.full(N, np.inf)
+    upper[:n] = 1.0
+    atup = np.zeros(N, dtype=np.bool_)  # a nonbasic variable at its upper bound (else at 0)
+    for t in start:
+        atup[t] = True
+        for u in range(mptr[t], mptr[t + 1]): beta[midx[u]] -= 1.0
+    beta[m] -= start.shape[0]
+    cost, d = np.zeros(N), np.zeros(N)
+    cost[N - 1] = -1.0  # phase 1: drive the artificial to 0
+    tol, it, stalled = 1e-9, 0, 0
+    for phase in range(1 if start.shape[0] else 0, 2):
+        if phase == 1:
+            for i in range(R):
+                if basis[i] == N - 1 and beta[i] > 1e-7: return 1, np.zeros(n), np.zeros(m)
+            upper[N - 1], cost[N - 1] = 0.0, 0.0
+            cost[:n] = c
+        for q in range(N):  # reduced costs
+            v = cost[q]
+            for i in range(R): v -= cost[basis[i]] * T[i, q]
+            d[q] = v
+        for i in range(R): d[basis[i]] = 0.0
+        while True:
+            it += 1
+            if it > max_iter: return 2, np.zeros(n), np.zeros(m)
+            q, dirn, most = -1, 0.0, tol  # entering
+            for v in range(N):
+                if upper[v] > 0.0 and not atup[v] and d[v] > most: q, dirn, most = v, 1.0, d[v]
+                elif atup[v] and -d[v] > most: q, dirn, most = v, -1.0, -d[v]
+                else: continue
+                if stalled >= 10: break
+            if q < 0: break
+            theta, leave = upper[q], -1  # ratio test; the entering variable's own bound first
+            for i in range(R):
+                a = dirn * T[i, q]
+                if a > tol: lim = beta[i] / a
+                elif a < -tol and upper[basis[i]] < np.inf: lim = (upper[basis[i]] - beta[i]) / -a
+                else: continue
+                if lim < theta - 1e-12 or (leave >= 0 and lim <= theta + 1e-12 and basis[i] < basis[leave]):
+                    theta, leave = lim, i
+            if theta == np.inf: return 2, np.zeros(n), np.zeros(m)  # unbounded: not for these bounds
+            stalled = stalled + 1 if theta <= 1e-12 else 0
+            theta = max(theta, 0.0)
+            for i in range(R): beta[i] -= theta * dirn * T[i, q]
+            if leave < 0:  # the entering variable goes to its other bound: no pivot
+                atup[q] = not atup[q]
+                continue
+            p = basis[leave]
+            atup[p] = dirn * T[leave, q] < 0  # it rose to its upper bound
+            beta[leave] = (upper[q] if atup[q] else 0.0) + dirn * theta
+            atup[q] = False
+            piv = T[leave, q]
+            T[leave] /= piv
+            for i in range(R):
+                if i != leave and T[i, q] != 0.0: T[i] -= T[i, q] * T[leave]
+            d -= d[q] * T[leave]
+            basis[leave] = q
+    x = np.zeros(n)
+    for t in range(n):
+        if atup[t]: x[t] = 1.0
+    for i in range(R):
+        if basis[i] < n: x[basis[i]] = beta[i]
+    lam = np.zeros(m)
+    for g in range(m): lam[g] = max(0.0, -d[n + g])  # y = c_B B^-1, read off the slacks' reduced costs
+    return 0, x, lam
+
+@numba.njit(cache=True)
+def _multipliers(c, mptr, midx, m, k, ov, start):
+    """The LP relaxation's multipliers on the integers c, for `_multiplier_bound`: (cp, perm, lam, D, cand, ok) with
+    lam = round(D * multiplier) >= 0, cp = D * c - (lam of each feature's sets), perm ordering cp best first, and
+    the LP's k largest values as a set `cand` (ok: it keeps every overlap). D = 0: no multipliers."""
+    n = c.shape[0]
+    cmax = 1.0
+    for t in range(n): cmax = max(cmax, abs(float(c[t])))
+    cand = np.zeros(k, dtype=np.int64)
+    status, x, lam = _lp_relax(c / cmax, mptr, midx, m, k, ov, 50 * (n + m + 1), start)
+    if status != 0: return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), 0, cand, False
+    lam *= cmax
+    deg = 0
+    for t in range(n): deg = max(deg, mptr[t + 1] - mptr[t])
+    size = ov * lam.sum() + k * (cmax + deg * lam.max()) + 2.0  # largest sum the bound forms, over D
+    e = 61 - int(math.ceil(math.log2(size)))
+    if e < 0: return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), 0, cand, False
+    D = 1 << min(20, e)
+    lam_n = np.zeros(m, dtype=np.int64)
+    for g in range(m): lam_n[g] = int(round(lam[g] * D))
+    cp = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        v = c[t] * D
+        for u in range(mptr[t], mptr[t + 1]): v -= lam_n[midx[u]]
+        cp[t] = v
+    perm = np.argsort(-cp, kind="mergesort")
+    cand[:] = np.sort(np.argsort(-x, kind="mergesort")[:k])
+    cnt = np.zeros(m, dtype=np.int64)
+    for t in cand:
+        for u in range(mptr[t], mptr[t + 1]): cnt[midx[u]] += 1
+    return cp, perm, lam_n, D, cand, bool((cnt <= ov).all())
+
+@numba.njit(cache=True)
+def _multiplier_bound(cp, perm, mptr, midx, pattern, banned, cnt, ov, j, r, lam, D):
+    """Lagrangian bound of `_walk_nodes`' completions from position j on (r features to go, cnt per earlier set):
+    floor((sum of lam * room left + the r best cp among the features still allowed) / D). Exact in integers, and an
+    upper bound for any lam >= 0. Returns (bound, True), or (0, False) when fewer than r features are allowed."""
+    tot = 0
+    for g in range(lam.shape[0]): tot += lam[g] * (ov - cnt[g])
+    for i in range(perm.shape[0]):
+        t = perm[i]
+        if t < j or banned[pattern[t]]: continue
+        full = False
+        for u in range(mptr[t], mptr[t + 1]):
+            if cnt[midx[u]] >= ov:
+                full = True
+                break
+        if full: continue
+        tot += cp[t]
+        r -= 1
+        if r == 0: return tot // D, True
+    return 0, False
+
 # %% ../nbs/40_alternatives.ipynb #walkstep28
 _WALK_CHUNK = 4096  # nodes between two looks at the clock (0.1-0.2 ms compiled)
+_LP_AFTER = 256  # nodes before a step that is still open solves its LP relaxation (an easy step never pays for it)
+_NO_STOP = 1 << 62  # `_walk_nodes`' stop for a whole search
+_NO_MULTIPLIERS = (np.zeros(0, dtype=np.int64),) * 3 + (0,)  # cp, perm, lam and D = 0: the relaxation's bound only
+
+def _walk_work(n, k, n_patterns, m):
+    """Fresh work arrays of `_walk_nodes`: banned (> 0: a better feature of this pattern was passed over, so none of
+    it may follow), the m earlier sets' counts, the relaxation's counts, and the per-depth stack."""
+    z = lambda size: np.zeros(size, dtype=np.int64)  # noqa: E731
+    return z(n_patterns), z(max(m, 1)), z(max(m, 1)), z(k + 1), z(k + 1), z(k), z(k + 1), z(n * k + 1)
 
 def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumbent: a list, gets the best set found
                  gap=0.0):  # relative gap: a branch is cut once it cannot beat the best set by more than this
     """Best k positions into `c` (integers, non-increasing) sharing <= ov with each set of `fixed` (position
     lists): depth-first, the next chosen feature in quality order, cut when the best completion of a relaxation
     (`_relaxed_best`) cannot beat the best set found; features of one pattern (the same earlier sets) are taken
-    best first. Returns a tuple (optimal), 'infeasible' (searched through) or None (budget: `max_nodes` nodes or
-    the clock past `deadline`); then `incumbent`, if given, holds the best set found before (or stays empty)."""
+    best first. A step still open after `_LP_AFTER` nodes solves its LP relaxation (`_lp_step`). Returns a tuple
+    (optimal), 'infeasible' (searched through) or None (budget: `max_nodes` nodes or the clock past `deadline`);
+    then `incumbent`, if given, holds the best set found before (or stays empty)."""
     n = len(c)
     cons = [F for F in fixed if len(F) > ov]  # a set sharing at most ov features can never be violated
-    member = [[] for _ in range(n)]
-    for f, F in enumerate(cons):
-        for t in F: member[t].append(f)
-    ids = {}
-    pattern = np.array([ids.setdefault(tuple(m), len(ids)) for m in member], dtype=np.int64)
-    mptr = np.zeros(n + 1, dtype=np.int64)  # feature t's earlier sets: midx[mptr[t]:mptr[t + 1]]
-    mptr[1:] = np.cumsum([len(m) for m in member])
-    midx = np.array([f for m in member for f in m] + [0], dtype=np.int64)
-    nf, z = max(len(cons), 1), lambda size: np.zeros(size, dtype=np.int64)  # noqa: E731
-    state, best_set = z(5), z(k)
-    # banned (> 0: a better feature of this pattern was passed over, so none of it may follow), set counts,
-    # the relaxation's counts, and the per-depth stack
-    work = (z(len(ids)), z(nf), z(nf), z(k + 1), z(k + 1), z(k), z(k + 1), z(n * k + 1))
+    mptr, midx, pattern = _memberships(n, cons)
+    n_patterns = int(pattern.max(initial=0)) + 1
+    state, best_set = np.zeros(5, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    work = _walk_work(n, k, n_patterns, len(cons))
     c = np.asarray(c, dtype=np.int64)
-    while not _walk_nodes(c, mptr, midx, pattern, k, ov, float(gap), min(max_nodes, state[2] + _WALK_CHUNK),
-                          state, *work, best_set):
+    mult, lp = _NO_MULTIPLIERS, not cons  # no multipliers (D = 0) until the LP is solved
+    limit = _WALK_CHUNK if lp else min(_LP_AFTER, _WALK_CHUNK)
+    while not _walk_nodes(c, mptr, midx, pattern, k, ov, float(gap), min(max_nodes, limit), state, *work, best_set,
+                          *mult, _NO_STOP):
         if state[2] >= max_nodes or time.perf_counter() > deadline:
             if incumbent is not None and state[3]: incumbent[:] = best_set.tolist()
             return None
+        if not lp and state[2] >= _LP_AFTER:
+            lp = True
+            mult = _lp_step(c, mptr, midx, pattern, k, ov, gap, n_patterns, len(cons), state, best_set, deadline,
+                            max_nodes)
+            if mult is None: return tuple(best_set.tolist())  # a set within the gap of the LP's bound
+        limit = state[2] + _WALK_CHUNK if lp else min(_LP_AFTER, state[2] + _WALK_CHUNK)
     return tuple(best_set.tolist()) if state[3] else "infeasible"
+
+def _lp_step(c, mptr, midx, pattern, k, ov, gap, n_patterns, m, state, best_set, deadline, max_nodes):
+    """The LP relaxation of a step the search has not finished: its k largest values as a set (when that keeps
+    every overlap), then the question whether any set reaches the gap target of the LP's bound, asked by a fresh
+    search that cuts below it and stops at the first set that reaches it. Updates `state`, `best_set` and the
+    nodes spent; returns None once a set within the gap is found, else the multipliers for the rest of the search
+    (D = 0: none)."""
+    cp, perm, lam, D, cand, ok = _multipliers(c, mptr, midx, m, k, ov, best_set if state[3] else best_set[:0])
+    if not D: return cp, perm, lam, D
+    if ok and (not state[3] or c[cand].sum() > state[4]):
+        state[3], state[4], best_set[:] = 1, c[cand].sum(), cand
+    root = _walk_work(len(c), k, n_patterns, m)  # no bans, no set counts
+    U, _ = _multiplier_bound(cp, perm, mptr, midx, pattern, root[0], root[1], ov, 0, k, lam, D)
+    T = int(math.ceil(U - gap * abs(U)))  # the least value within the gap of the bound U
+    while not _within_gap(T, U, gap): T += 1
+    if state[3] and state[4] >= T: return None
+    q, q_set, work = np.zeros(5, dtype=np.int64), np.zeros(k, dtype=np.int64), _walk_work(len(c), k, n_patterns, m)
+    q[3], q[4] = 1, T - 1  # a stand-in incumbent just below T: only a branch that can reach T is searched
+    while not _walk_nodes(c, mptr, midx, pattern, k, ov, 0.0, min(max_nodes - state[2], q[2] + _WALK_CHUNK), q,
+                          *work, q_set, cp, perm, lam, D, T):
+        if q[2] + state[2] >= max_nodes or time.perf_counter() > deadline: break
+    state[2] += q[2]
+    if q[4] < T: return cp, perm, lam, D  # no (or not decided): the search goes on, with both bounds
+    state[3], state[4], best_set[:] = 1, q[4], q_set
+    return None
 
 # %% ../nbs/40_alternatives.ipynb #seqcls28
 class _SequentialSearch:

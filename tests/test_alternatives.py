@@ -1351,8 +1351,9 @@ def _hard_last_step():
     return c, fixed
 
 
-def test_step_search_stops_at_its_deadline_with_its_best_set():
+def test_step_search_stops_at_its_deadline_with_its_best_set(monkeypatch):
     "The compiled search looks at the clock between chunks of nodes: a deadline already past stops it at once."
+    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)  # the search without the LP's turn, which settles this step at once
     c, fixed = _hard_last_step()
     assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None  # needs more than 20,000
     got, t0 = [], time.perf_counter()
@@ -1361,11 +1362,14 @@ def test_step_search_stops_at_its_deadline_with_its_best_set():
     assert len(set(got)) == 10 and all(len(set(got) & set(F)) <= 2 for F in fixed)  # a feasible hint
 
 
+@pytest.mark.parametrize("lp_after", [10**9, 256, 0])
 @pytest.mark.parametrize("chunk", [1, 7, 300])
-def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk):
-    "Stopped after every `chunk` nodes and resumed, the search finds the same set as in one go (its state is kept)."
+def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk, lp_after):
+    """Stopped after every `chunk` nodes and resumed, the search finds the same set as in one go (its state is kept),
+    without the LP's turn, after it, and with the question's search stopped and resumed too."""
+    monkeypatch.setattr(alt, "_LP_AFTER", lp_after)
     c, fixed = _hard_last_step()
-    cases = [(c, fixed, 10, 2)]
+    cases = [(c, fixed, 10, 2)] + [_lp_case(*x)[:4] for x in _LP_CASES]
     rng = np.random.default_rng(3)
     for _ in range(30):
         n, k = int(rng.integers(6, 14)), int(rng.integers(2, 6))
@@ -1378,14 +1382,23 @@ def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk):
     assert [alt._step_search(*x, time.perf_counter() + 60, 200_000) for x in cases] == whole
 
 
+class _lp_after:
+    "Run `_step_search` with its LP's turn after this many nodes (hypothesis' tests cannot take monkeypatch)."
+    def __init__(self, nodes): self.nodes = nodes
+    def __enter__(self): self.saved, alt._LP_AFTER = alt._LP_AFTER, self.nodes
+    def __exit__(self, *exc): alt._LP_AFTER = self.saved
+
+
+@pytest.mark.parametrize("lp_after", [256, 0])
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 10), k=st.integers(1, 5), n_fixed=st.integers(0, 4),
        ov=st.integers(0, 4), ties=st.booleans())
-def test_step_search_equals_brute_force(seed, n, k, n_fixed, ov, ties):
+def test_step_search_equals_brute_force(lp_after, seed, n, k, n_fixed, ov, ties):
     k, rng = min(k, n), np.random.default_rng(seed)
     c = sorted((rng.integers(0, 4, n) if ties else rng.integers(0, 10**6, n)).tolist(), reverse=True)
     fixed = [np.sort(rng.choice(n, k, replace=False)) for _ in range(n_fixed)]
-    got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9)
+    with _lp_after(lp_after):
+        got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9)
     best = _brute_step(lambda F: sum(c[i] for i in F), lambda F: True, n, k, ov, fixed)
     if best == -np.inf:
         assert got == "infeasible"
@@ -1395,10 +1408,11 @@ def test_step_search_equals_brute_force(seed, n, k, n_fixed, ov, ties):
 
 
 
+@pytest.mark.parametrize("lp_after", [256, 0])
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(6, 12), k=st.integers(2, 5), n_fixed=st.integers(1, 4),
        ov=st.integers(0, 3), gap=st.sampled_from([None, 0.01, 0.2]))
-def test_step_search_stays_within_its_relative_gap(seed, n, k, n_fixed, ov, gap):
+def test_step_search_stays_within_its_relative_gap(lp_after, seed, n, k, n_fixed, ov, gap):
     k, rng = min(k, n), np.random.default_rng(seed)
     c = sorted((10**6 * rng.lognormal(0, 1, n)).astype(int).tolist(), reverse=True)
     if seed % 3 == 0: c = [v - 3 * 10**6 for v in c]  # negative qualities too
@@ -1407,7 +1421,8 @@ def test_step_search_stays_within_its_relative_gap(seed, n, k, n_fixed, ov, gap)
                      if all(len(set(F) & set(F_.tolist())) <= ov for F_ in fixed)}, reverse=True)
     if gap is None:  # just under the step from the best value to the next: only the optimum is within it
         gap = (values[0] - values[1]) / abs(values[0]) / 2 if len(values) > 1 and values[0] else 0.0
-    got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9, gap=gap)
+    with _lp_after(lp_after):
+        got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9, gap=gap)
     best = values[0] if values else -np.inf
     if best == -np.inf:
         assert got == "infeasible"
@@ -1432,12 +1447,14 @@ _GAP_TRAPS = [
 ]
 
 
+@pytest.mark.parametrize("lp_after", [256, 0])
 @pytest.mark.parametrize("c, k, ov, fixed", _GAP_TRAPS)
-def test_step_search_gap_cuts_only_what_the_gap_allows(c, k, ov, fixed):
+def test_step_search_gap_cuts_only_what_the_gap_allows(c, k, ov, fixed, lp_after):
     values = sorted({sum(c[i] for i in F) for F in itertools.combinations(range(len(c)), k)
                      if all(len(set(F) & set(F_)) <= ov for F_ in fixed)}, reverse=True)
     gap = (1 - values[1] / values[0]) / 2
-    got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
+    with _lp_after(lp_after):
+        got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
     assert sum(c[i] for i in got) == values[0]
 
 @pytest.mark.parametrize("search", ["sequential", "sum", "min", "min_disjoint"])
@@ -1465,6 +1482,132 @@ def test_relative_gap_reaches_every_search(search):
     for bad in (-0.1, 1.0, True, "0.1"):
         with pytest.raises(ValueError, match="relative_gap"):
             solve_alternatives(p, 8, tau, n_sets, aggregation=agg, options=SolverOptions(relative_gap=bad))
+
+
+# --- the step search's LP turn: the relaxation against HiGHS, the multipliers' bound and question against brute force ---
+def _lp_case(seed, step):
+    "A step of a sequential search (k = 10, at most 2 shared) on which the LP's turn asks its question (a scan found it)."
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(24, 45))
+    q = 1 + 0.05 * rng.random(n) if seed % 2 else rng.lognormal(0, 0.5, n)
+    c, fixed = sorted((10**6 * q).astype(int).tolist(), reverse=True), []
+    for _ in range(step):
+        fixed.append(list(alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)))
+    return c, fixed, 10, 2
+
+
+_LP_CASES = [(0, 6), (3, 8)]
+
+
+def _lp_problem(seed, n, k, n_fixed, ov, ties):
+    rng = np.random.default_rng(seed)
+    c = np.sort(rng.integers(0, 4, n) if ties else rng.integers(0, 10**6, n))[::-1]
+    fixed = [sorted(rng.choice(n, k, replace=False).tolist()) for _ in range(n_fixed)]
+    return rng, c, fixed
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 40), k=st.integers(1, 12), n_fixed=st.integers(1, 12),
+       ov=st.integers(0, 6), ties=st.booleans(), start=st.booleans())
+def test_lp_relax_equals_highs(seed, n, k, n_fixed, ov, ties, start):
+    "The step's LP relaxation against scipy's HiGHS: status, value, a feasible x, and duals whose bound is the value."
+    from scipy.optimize import linprog
+    k, ov = min(k, n), min(ov, k)
+    rng, c, fixed = _lp_problem(seed, n, k, n_fixed, ov, ties)
+    A = np.array([[t in F for t in range(n)] for F in fixed], dtype=float)
+    first = np.zeros(0, dtype=np.int64)
+    for _ in range(30 * start):  # a feasible set to start from, if 30 draws find one
+        S = np.sort(rng.choice(n, k, replace=False))
+        if (A[:, S].sum(axis=1) <= ov).all():
+            first = S
+            break
+    mptr, midx, _ = alt._memberships(n, fixed)
+    cs = c / max(c.max(), 1)
+    status, x, lam = alt._lp_relax(cs, mptr, midx, len(fixed), k, ov, 10**5, first)
+    ref = linprog(-cs, A_ub=A, b_ub=np.full(len(fixed), ov), A_eq=np.ones((1, n)), b_eq=[k], bounds=(0, 1),
+                  method="highs")
+    if ref.status == 2:
+        assert status == 1
+        return
+    v = -ref.fun
+    assert status == 0 and abs(cs @ x - v) <= 1e-9 * (1 + v) and abs(x.sum() - k) <= 1e-9
+    assert (A @ x <= ov + 1e-9).all() and x.min() >= -1e-12 and x.max() <= 1 + 1e-12
+    assert lam.min(initial=0) >= 0
+    assert abs(ov * lam.sum() + np.sort(cs - A.T @ lam)[::-1][:k].sum() - v) <= 1e-9 * (1 + v)
+
+
+def _ask(c, fixed, k, ov, mult, T):
+    "The question's search on its own: a stand-in incumbent T - 1 (None: no incumbent), stopped at the first set >= T."
+    cons = [F for F in fixed if len(F) > ov]
+    mptr, midx, pattern = alt._memberships(len(c), cons)
+    q, got = np.zeros(5, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    if T is not None: q[3], q[4] = 1, T - 1
+    alt._walk_nodes(np.asarray(c, dtype=np.int64), mptr, midx, pattern, k, ov, 0.0, 10**12, q,
+                    *alt._walk_work(len(c), k, int(pattern.max()) + 1, len(cons)), got, *mult,
+                    alt._NO_STOP if T is None else T)
+    return q, got
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 11), k=st.integers(2, 5), n_fixed=st.integers(1, 4),
+       ov=st.integers(0, 3), ties=st.booleans(), lp=st.booleans())
+def test_walk_with_multipliers_answers_the_question_exactly(seed, n, k, n_fixed, ov, ties, lp):
+    """With the multipliers' bound (the LP's, or arbitrary ones: any lam >= 0 bounds), a search without an incumbent
+    finds the brute-force optimum, and the question finds a set worth T at the optimum and none one above it."""
+    k, ov = min(k, n), min(ov, k - 1)
+    rng, c, fixed = _lp_problem(seed, n, k, n_fixed, ov, ties)
+    cons = [F for F in fixed if len(F) > ov]
+    mptr, midx, _ = alt._memberships(n, cons)
+    mult = alt._multipliers(c, mptr, midx, len(cons), k, ov, np.zeros(0, dtype=np.int64))[:4] if lp and cons else None
+    if mult is None or not mult[3]:  # arbitrary multipliers, D = 1
+        lam = rng.integers(0, int(c.max()) + 2, max(len(cons), 1))[:len(cons)]
+        cp = c.astype(np.int64) - np.array([lam[midx[mptr[t]:mptr[t + 1]]].sum() for t in range(n)], dtype=np.int64)
+        mult = (cp, np.argsort(-cp, kind="stable"), lam.astype(np.int64), 1)
+    best = _brute_step(lambda F: int(sum(c[i] for i in F)), lambda F: True, n, k, ov, [np.array(F) for F in fixed])
+    q, got = _ask(c, fixed, k, ov, mult, None)
+    if best == -np.inf:
+        assert q[3] == 0
+        return
+    assert q[3] == 1 and q[4] == best and sum(c[i] for i in got) == best
+    q, got = _ask(c, fixed, k, ov, mult, best)  # yes, with a set worth best
+    assert q[4] == best and sum(c[i] for i in got) == best and len(set(got.tolist())) == k
+    assert all(len(set(got.tolist()) & set(F)) <= ov for F in fixed)
+    q, _ = _ask(c, fixed, k, ov, mult, best + 1)  # no: nothing beats the stand-in
+    assert q[4] == best
+
+
+@pytest.mark.parametrize("case, gap, answer", [((0, 6), 0.0, "no"), ((0, 6), 1e-4, "no"), ((3, 8), 0.0, "no"),
+                                               ((3, 8), 1e-4, "yes")])
+def test_step_search_lp_question_either_way_gives_the_searchs_answer(monkeypatch, case, gap, answer):
+    """Both ways out of the LP's question (a set within the gap of its bound: done; none: the search goes on with
+    both bounds) give what the search without the LP gives: the same value exact, within the gap of it otherwise."""
+    c, fixed, k, ov = _lp_case(*case)
+    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)
+    plain = sum(c[i] for i in alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9))
+    seen, lp_step = [], alt._lp_step
+    def spy(*args):
+        state, nodes = args[9], int(args[9][2])
+        out = lp_step(*args)
+        seen.append(("yes" if out is None else "no") if state[2] > nodes else "not asked")
+        return out
+    monkeypatch.setattr(alt, "_lp_step", spy)
+    monkeypatch.setattr(alt, "_LP_AFTER", 256)
+    got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
+    assert seen == [answer]
+    value = sum(c[i] for i in got)
+    assert plain - gap * abs(plain) <= value <= plain and (gap > 0 or value == plain)
+    assert len(set(got)) == k and all(len(set(got) & set(F)) <= ov for F in fixed)
+
+
+def test_step_search_lp_turn_settles_a_hard_last_step(monkeypatch):
+    "The last step of `_hard_last_step`: more than 20,000 nodes without the LP's turn, under 1,000 with it."
+    c, fixed = _hard_last_step()
+    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)
+    assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None
+    plain = alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)
+    monkeypatch.setattr(alt, "_LP_AFTER", 256)
+    got = alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 1_000)
+    assert got is not None and sum(c[i] for i in got) == sum(c[i] for i in plain)
 
 
 def test_step_search_gives_its_best_set_as_hint(monkeypatch):
