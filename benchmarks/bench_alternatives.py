@@ -236,17 +236,47 @@ def compare(o, r, rtol=1e-6):
     return "equal" if same else ("better" if o > r else "worse")
 
 
-def compare_steps(qo, qa, rtol=1e-6):
+def compare_steps(qo, qa, rtol=1e-6, so=None, sa=None, own_best=None):
     """ours vs alfese for a sequential search, step by step: each step is the best set given the sets before it,
     so the first step whose quality differs (relative 1e-6; a set found beats none) decides. A sum can be higher
-    after a worse earlier step, whose worse set leaves better features to the later ones."""
-    for o, r in zip(qo, qa):
+    after a worse earlier step, whose worse set leaves better features to the later ones. With both searches' sets
+    (so, sa: per step a list of features, or None), that step decides only where the sets before it are the same.
+    After a different set of equal quality (a tie), each search's later steps solve another problem: the verdict is
+    then 'tie' where our set is the exact optimum for our own earlier sets (own_best(i): that optimum, nan where
+    the step is infeasible), else 'worse'."""
+    for i, (o, r) in enumerate(zip(qo, qa)):
         if o != o or r != r:  # no set at this step (infeasible or not found)
-            if (o != o) != (r != r): return "better" if r != r else "worse"
-            return "equal"  # neither: every later step is the same problem
-        c = compare(o, r, rtol)
-        if c != "equal": return c
+            if (o != o) == (r != r): return "equal"  # neither: every later step is the same problem
+            verdict = "better" if r != r else "worse"
+        else:
+            verdict = compare(o, r, rtol)
+            if verdict == "equal": continue
+        if so is None or sa is None or all((x is None and y is None) or (x is not None and y is not None and
+                                                                         set(x) == set(y)) for x, y in zip(so[:i], sa[:i])):
+            return verdict
+        if own_best is None: return verdict
+        b = own_best(i)
+        return "tie" if (b != b and o != o) or (b == b and o == o and rel_equal(o, b, rtol)) else "worse"
     return "equal"
+
+
+def ours_sets(problem, k, tau, a, formulation):
+    "The sets of our sequential search (an untimed run, the same code path as `ours` without a gap)."
+    pre = formulation in ("fast", "auto") and problem["kind"] == "linear"
+    seq, sets = _SequentialSearch(problem, k, tau, "cpsat", formulation, None, pre, (), (), None, None, THREADS_OURS,
+                                  n_total=a + 1), []
+    for _ in range(a + 1):
+        s, _st, _dt = seq.step([x for x in sets if x is not None])
+        sets.append(None if s[0] is None else sorted(int(j) for j in s[0]))
+    return sets
+
+
+def step_optimum(problem, k, tau, fixed):
+    "The exact optimum of one sequential step after the sets `fixed` (CP-SAT on the paper's model; nan: infeasible)."
+    (s,), st, _ = solve_alternatives(problem, k, tau, 1, [x for x in fixed if x is not None], "sum", "cpsat", "paper", None)
+    if st == "infeasible": return np.nan
+    if st != "optimal": raise RuntimeError(f"step check: CP-SAT ended {st!r}")
+    return float(problem["q"][s].sum())
 
 
 def pmlb_row(label, p, k, tau, a, search, agg, formulation, cap, limit, source):
@@ -438,6 +468,12 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
         sta = "optimal" if all(x == "optimal" for x in sts) else ",".join(sorted(set(sts)))
     vo = float(f(qo)) if np.isfinite(qo).any() else np.nan
     vg = float(f(qg)) if np.isfinite(qg).any() else np.nan
+    verdict = compare_steps(qo, vals) if search == "sequential" and ref is not None else compare(vo, va)
+    if search == "sequential" and ref is not None and verdict != "equal" and p["kind"] == "linear":
+        # untimed: both searches' sets, to tell a different earlier set of equal quality (a tie) from a worse step
+        so = ours_sets(p, k, tau, a, formulation)
+        sa = _alfese_run(p, k, tau, a, "sequential", "sum", return_sets=True)[3]
+        verdict = compare_steps(qo, vals, so=so, sa=sa, own_best=lambda i: step_optimum(p, k, tau, so[:i]))
     prof = {}
     if ta == ta and ta / tg < 10:  # under target: where our time goes (a separate, untimed run at alfese's gap)
         prof = profile_ours(p, k, tau, a, search, agg, formulation, limit,
@@ -448,8 +484,7 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
             "ours_gap_s": tg, "ours_gap_status": stg, "ours_gap_objective": vg,
             "alfese_s": ta, "alfese_status": sta, "alfese_objective": va,
             "ratio": ta / to if ta == ta else np.nan, "ratio_at_gap": ta / tg if ta == ta else np.nan,
-            "ours_vs_alfese": (compare_steps(qo, vals) if search == "sequential" and ref is not None
-                               else compare(vo, va)), "ours_runs": runs_o, "formulation": formulation,
+            "ours_vs_alfese": verdict, "ours_runs": runs_o, "formulation": formulation,
             # the sets' qualities (sequential: per step), for the comparison above
             "ours_set_qualities": json.dumps([None if x != x else round(float(x), 12) for x in qo]),
             "alfese_set_qualities": "" if ref is None else json.dumps([None if x != x else round(float(x), 12) for x in vals])}}
@@ -532,6 +567,7 @@ def rule_summary(res):
     return {"rows": len(res), "rows_alfese_finished": len(done), "median_ratio": float(done.ratio.median()),
             "median_ratio_at_gap": float(g.median()), "min_ratio_at_gap": float(g.min()),
             "rows_ge_10x_at_gap": int((g >= 10).sum()), "rows_ours_worse": int((res.ours_vs_alfese == "worse").sum()),
+            "rows_tie": int((res.ours_vs_alfese == "tie").sum()),
             "rows_ours_not_proven": int((~res.ours_status.map(lambda x: set(str(x).split(",")) <= {"optimal", "infeasible"})).sum()),
             "by_search": by,
             "rows_under_10x_at_gap": [f"{x.problem} {x.search} {x.aggregation} k={x.k} tau={x.tau} a={x.a}: "
@@ -636,8 +672,10 @@ def rule_bench(args):
                                "chosen, linear objective), measured in this run: the least a solver call costs",
                 "ours_vs_alfese": "simultaneous: the aggregated objective (sum or min of the sets' qualities), relative "
                                   "1e-6; sequential: step by step, the first step whose quality differs decides (each "
-                                  "step is the best set given the sets before it); the sets' qualities in "
-                                  "ours_set_qualities / alfese_set_qualities",
+                                  "step is the best set given the sets before it); where the sets before that step "
+                                  "differ (a different set of equal quality earlier), 'tie' if our set is the exact "
+                                  "optimum (CP-SAT, the paper's model) for our own earlier sets, else 'worse'; the sets' "
+                                  "qualities in ours_set_qualities / alfese_set_qualities",
                 "profile": "rows under 10x at alfese's gap: one more run of ours at the gap, untimed by the benchmark, "
                            "with counters around CP-SAT's solves (cpsat_calls, cpsat_s), model building (build_s), "
                            "the exact walks (walk_s) and the rest (other_s); `cause` names the largest part",

@@ -2519,7 +2519,8 @@ def get_feature_names_out(self: AlternativeFeatureSelector,
     return SelectorMixin.get_feature_names_out(self, input_features)
 
 # %% ../nbs/40_alternatives.ipynb #82696439
-def _alfese_run(problem, k, tau, a, search, aggregation):
+def _alfese_run(problem, k, tau, a, search, aggregation,
+                return_sets=False):  # also its sets (lists of feature indices; None where it found none)
     "Solve one problem with the reference package alfese; returns (qualities, statuses, seconds)."
     from alfese import alfese as af
     if problem["kind"] == "linear":
@@ -2543,7 +2544,9 @@ def _alfese_run(problem, k, tau, a, search, aggregation):
     dt = time.perf_counter() - t0
     st = [{0: "optimal", 1: "feasible", 2: "infeasible"}.get(int(s), "not solved")
           for s in r["optimization_status"]]
-    return r["train_objective"].to_numpy(dtype=float), st, dt
+    out = r["train_objective"].to_numpy(dtype=float), st, dt
+    if not return_sets: return out
+    return out + ([sorted(int(j) for j in S) if len(S) else None for S in r["selected_idxs"]],)
 
 # %% ../nbs/40_alternatives.ipynb #a33c4d0b
 def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alternatives)

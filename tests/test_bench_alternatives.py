@@ -1,4 +1,5 @@
 """The rule-drawn benchmark's helpers (benchmarks/bench_alternatives.py): the grid, the untimed profile of a row."""
+import json
 import sys
 from pathlib import Path
 
@@ -41,6 +42,31 @@ def test_sequential_rows_compare_step_by_step():
     assert bench.compare_steps([1.0, 0.5], [1.0, 0.5 * (1 + 1e-8)]) == "equal"  # within 1e-6
     assert bench.compare_steps([1.0, nan], [1.0, 0.2]) == "worse" and bench.compare_steps([1.0, 0.2], [1.0, nan]) == "better"
     assert bench.compare_steps([1.0, nan, nan], [1.0, nan, nan]) == "equal"
+
+
+def test_sequential_rows_tell_a_tie_from_a_worse_step():
+    """After a different set of equal quality, the searches solve other problems: 'tie' where our step is the exact
+    optimum for our own earlier sets, 'worse' where it is not; with the same earlier sets the quality decides."""
+    nan = float("nan")
+    qo, qa = [1.0, 0.5, 0.3], [1.0, 0.5, 0.4]
+    sa = [[0, 1], [0, 2], [2, 3]]
+    assert bench.compare_steps(qo, qa, so=[[0, 1], [2, 0], [1, 3]], sa=sa, own_best=lambda i: 0.3) == "worse"
+    assert bench.compare_steps(qo, qa, so=[[0, 1], [0, 3], [1, 2]], sa=sa, own_best=lambda i: 0.3) == "tie"
+    assert bench.compare_steps(qo, qa, so=[[0, 1], [0, 3], [1, 2]], sa=sa, own_best=lambda i: 0.35) == "worse"
+    assert bench.compare_steps([1.0, 0.5, nan], qa, so=[[0, 1], [0, 3], None], sa=sa, own_best=lambda i: nan) == "tie"
+    assert bench.compare_steps([1.0, 0.5, nan], qa, so=[[0, 1], [0, 3], None], sa=sa, own_best=lambda i: 0.2) == "worse"
+    assert bench.compare_steps([1.0, 0.5, 0.5], qa, so=[[0, 1], [0, 3], [1, 2]], sa=sa, own_best=lambda i: 0.5) == "tie"
+
+
+def test_rule_row_calls_a_tie_of_a_real_sequential_search_a_tie():
+    "make_classification d=20 (seed 0), k=10, tau=0.3, a=10: ten features of quality 0, so the searches' sets part at a tie."
+    name, _, d, load = next(x for x in bench.rule_problems() if x[0] == "make_classification_d20_s0")
+    X, y = load()
+    p = {"kind": "linear", "q": bench.mi_qualities(X, y, 0), "n": X.shape[1]}
+    r = bench.rule_row(name, d, p, 10, 0.3, 10, "sequential", "sum", "auto", 60, None, 0)
+    qo, qa = json.loads(r["ours_set_qualities"]), json.loads(r["alfese_set_qualities"])
+    assert bench.compare_steps(qo, qa) == "worse"  # by qualities alone: a lower ninth set
+    assert r["ours_vs_alfese"] == "tie"
 
 
 def test_rule_bench_refuses_to_write_results_of_uncommitted_code(tmp_path, monkeypatch):
