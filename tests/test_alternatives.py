@@ -1610,6 +1610,38 @@ def test_step_search_lp_turn_settles_a_hard_last_step(monkeypatch):
     assert got is not None and sum(c[i] for i in got) == sum(c[i] for i in plain)
 
 
+
+@pytest.mark.parametrize("case, gap, budget", [((0, 6), 0.0, 1_300), ((3, 8), 0.0, 13_000), ((3, 8), 1e-4, 13_000)])
+def test_step_search_lp_turn_needs_fewer_nodes_than_the_search_alone(monkeypatch, case, gap, budget):
+    """Within half the nodes the search alone needs (2,656, 27,450 and 26,213), the LP's turn answers: its first set,
+    its question and the multipliers' bound beside the partition bound (609, 2,430 and 534 nodes)."""
+    c, fixed, k, ov = _lp_case(*case)
+    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)
+    assert alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, budget, gap=gap) is None
+    monkeypatch.setattr(alt, "_LP_AFTER", 256)
+    assert alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, budget, gap=gap) is not None
+
+
+# small steps whose LP's k largest values break an overlap (a scan of random problems finds one in about 370)
+_LP_BAD_CANDIDATES = [
+    ([943377, 913493, 455322, 413846, 358597, 353256, 342687, 75813], [[1, 2, 4], [0, 1, 5], [0, 2, 5]], 3, 1),
+    ([957645, 948475, 930896, 905847, 649912, 463449, 458719, 243791, 113945, 23963, 4052],
+     [[0, 1, 3, 6, 8], [1, 2, 4, 5, 10], [0, 2, 3, 6, 8]], 5, 2),
+    ([916998, 906843, 891402, 642692, 571035, 545772, 416611, 242766], [[0, 2, 3], [0, 4, 6], [5, 6, 7], [0, 3, 5]], 3, 1),
+]
+
+
+@pytest.mark.parametrize("c, fixed, k, ov", _LP_BAD_CANDIDATES)
+def test_step_search_lp_turn_drops_a_first_set_that_breaks_an_overlap(monkeypatch, c, fixed, k, ov):
+    mptr, midx, _ = alt._memberships(len(c), fixed)
+    cand, ok = alt._multipliers(np.array(c), mptr, midx, len(fixed), k, ov, np.zeros(0, dtype=np.int64))[4:]
+    assert not ok and any(len(set(cand.tolist()) & set(F)) > ov for F in fixed)  # the LP's largest values break one
+    monkeypatch.setattr(alt, "_LP_AFTER", 0)
+    got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9)
+    assert all(len(set(got) & set(F)) <= ov for F in fixed)
+    assert sum(c[i] for i in got) == _brute_step(lambda F: sum(c[i] for i in F), lambda F: True, len(c), k, ov,
+                                                 [np.array(F) for F in fixed])
+
 def test_step_search_gives_its_best_set_as_hint(monkeypatch):
     # a step the search gives up on: CP-SAT starts from the search's best set, which is feasible for this step
     # (the previous step's solution, the hint otherwise, breaks the new constraint)
