@@ -2156,11 +2156,10 @@ def _lp_relax(c, mptr, midx, m, k, ov, max_iter, start):
         for u in range(mptr[t], mptr[t + 1]): T[midx[u], t] = 1.0
         T[m, t] = 1.0
     for i in range(R): T[i, n + i] = 1.0
-    beta = np.full(R, float(ov))  # the basic variables' values: slacks ov, artificial k (at x = 0)
+    beta, basis, upper = np.empty(R), np.empty(R, dtype=np.int64), np.empty(N)
+    for i in range(R): beta[i], basis[i] = ov, n + i  # the basic variables: slacks ov, artificial k (at x = 0)
     beta[m] = k
-    basis = np.arange(n, N)
-    upper = np.full(N, np.inf)
-    upper[:n] = 1.0
+    for v in range(N): upper[v] = 1.0 if v < n else np.inf
     atup = np.zeros(N, dtype=np.bool_)  # a nonbasic variable at its upper bound (else at 0)
     for t in start:
         atup[t] = True
@@ -2174,7 +2173,7 @@ def _lp_relax(c, mptr, midx, m, k, ov, max_iter, start):
             for i in range(R):
                 if basis[i] == N - 1 and beta[i] > 1e-7: return 1, np.zeros(n), np.zeros(m)
             upper[N - 1], cost[N - 1] = 0.0, 0.0
-            cost[:n] = c
+            for t in range(n): cost[t] = c[t]
         for q in range(N):  # reduced costs
             v = cost[q]
             for i in range(R): v -= cost[basis[i]] * T[i, q]
@@ -2209,11 +2208,14 @@ def _lp_relax(c, mptr, midx, m, k, ov, max_iter, start):
             atup[p] = dirn * T[leave, q] < 0  # it rose to its upper bound
             beta[leave] = (upper[q] if atup[q] else 0.0) + dirn * theta
             atup[q] = False
-            piv = T[leave, q]
-            T[leave] /= piv
+            piv = T[leave, q]  # (loops, not row expressions: numba compiles them several times faster)
+            for v in range(N): T[leave, v] /= piv
             for i in range(R):
-                if i != leave and T[i, q] != 0.0: T[i] -= T[i, q] * T[leave]
-            d -= d[q] * T[leave]
+                f = T[i, q]
+                if i != leave and f != 0.0:
+                    for v in range(N): T[i, v] -= f * T[leave, v]
+            f = d[q]
+            for v in range(N): d[v] -= f * T[leave, v]
             basis[leave] = q
     x = np.zeros(n)
     for t in range(n):
@@ -2226,35 +2228,45 @@ def _lp_relax(c, mptr, midx, m, k, ov, max_iter, start):
 
 @numba.njit(cache=True)
 def _multipliers(c, mptr, midx, m, k, ov, start):
-    """The LP relaxation's multipliers on the integers c, for `_multiplier_bound`: (cp, perm, lam, D, cand, ok) with
-    lam = round(D * multiplier) >= 0, cp = D * c - (lam of each feature's sets), perm ordering cp best first, and
-    the LP's k largest values as a set `cand` (ok: it keeps every overlap). D = 0: no multipliers."""
+    """The LP relaxation's multipliers on the integers c, for `_multiplier_bound`: (cp, lam, D, cand, ok) with
+    lam = round(D * multiplier) >= 0 and cp = D * c - (lam of each feature's sets), and the LP's k largest values as
+    a set `cand` (positions in order; ok: it keeps every overlap). D = 0: no multipliers (the LP not solved)."""
     n = c.shape[0]
     cmax = 1.0
     for t in range(n): cmax = max(cmax, abs(float(c[t])))
-    cand = np.zeros(k, dtype=np.int64)
-    status, x, lam = _lp_relax(c / cmax, mptr, midx, m, k, ov, 50 * (n + m + 1), start)
-    if status != 0: return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), 0, cand, False
-    lam *= cmax
-    deg = 0
+    cand, cp, lam_n = np.zeros(k, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    cs = np.empty(n)
+    for t in range(n): cs[t] = c[t] / cmax
+    status, x, lam = _lp_relax(cs, mptr, midx, m, k, ov, 50 * (n + m + 1), start)
+    if status != 0: return cp, lam_n, 0, cand, False
+    deg, lsum, lmax = 0, 0.0, 0.0
     for t in range(n): deg = max(deg, mptr[t + 1] - mptr[t])
-    size = ov * lam.sum() + k * (cmax + deg * lam.max()) + 2.0  # largest sum the bound forms, over D
+    for g in range(m):
+        lam[g] *= cmax
+        lsum, lmax = lsum + lam[g], max(lmax, lam[g])
+    size = ov * lsum + k * (cmax + deg * lmax) + 2.0  # the largest sum the bound forms, over D
     e = 61 - int(math.ceil(math.log2(size)))
-    if e < 0: return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), 0, cand, False
+    if e < 0: return cp, lam_n, 0, cand, False
     D = 1 << min(20, e)
-    lam_n = np.zeros(m, dtype=np.int64)
     for g in range(m): lam_n[g] = int(round(lam[g] * D))
-    cp = np.empty(n, dtype=np.int64)
     for t in range(n):
         v = c[t] * D
         for u in range(mptr[t], mptr[t + 1]): v -= lam_n[midx[u]]
         cp[t] = v
-    perm = np.argsort(-cp, kind="mergesort")
-    cand[:] = np.sort(np.argsort(-x, kind="mergesort")[:k])
-    cnt = np.zeros(m, dtype=np.int64)
-    for t in cand:
-        for u in range(mptr[t], mptr[t + 1]): cnt[midx[u]] += 1
-    return cp, perm, lam_n, D, cand, bool((cnt <= ov).all())
+    taken = np.zeros(n, dtype=np.bool_)  # the k largest x, the first of equal ones
+    for _ in range(k):
+        b = -1
+        for t in range(n):
+            if not taken[t] and (b < 0 or x[t] > x[b]): b = t
+        taken[b] = True
+    cnt, ok, i = np.zeros(m, dtype=np.int64), True, 0
+    for t in range(n):
+        if not taken[t]: continue
+        cand[i], i = t, i + 1
+        for u in range(mptr[t], mptr[t + 1]):
+            cnt[midx[u]] += 1
+            if cnt[midx[u]] > ov: ok = False
+    return cp, lam_n, D, cand, ok
 
 @numba.njit(cache=True)
 def _multiplier_bound(cp, perm, mptr, midx, pattern, banned, cnt, ov, j, r, lam, D):
@@ -2325,8 +2337,9 @@ def _lp_step(c, mptr, midx, pattern, k, ov, gap, n_patterns, m, state, best_set,
     search that cuts below it and stops at the first set that reaches it. Updates `state`, `best_set` and the
     nodes spent; returns None once a set within the gap is found, else the multipliers for the rest of the search
     (D = 0: none)."""
-    cp, perm, lam, D, cand, ok = _multipliers(c, mptr, midx, m, k, ov, best_set if state[3] else best_set[:0])
-    if not D: return cp, perm, lam, D
+    cp, lam, D, cand, ok = _multipliers(c, mptr, midx, m, k, ov, best_set if state[3] else best_set[:0])
+    if not D: return _NO_MULTIPLIERS
+    perm = np.argsort(-cp, kind="stable")  # cp best first (numpy's sort: numba's compiles slowly)
     if ok and (not state[3] or c[cand].sum() > state[4]):
         state[3], state[4], best_set[:] = 1, c[cand].sum(), cand
     root = _walk_work(len(c), k, n_patterns, m)  # no bans, no set counts

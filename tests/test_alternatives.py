@@ -1558,7 +1558,10 @@ def test_walk_with_multipliers_answers_the_question_exactly(seed, n, k, n_fixed,
     rng, c, fixed = _lp_problem(seed, n, k, n_fixed, ov, ties)
     cons = [F for F in fixed if len(F) > ov]
     mptr, midx, _ = alt._memberships(n, cons)
-    mult = alt._multipliers(c, mptr, midx, len(cons), k, ov, np.zeros(0, dtype=np.int64))[:4] if lp and cons else None
+    mult = None
+    if lp and cons:
+        cp, lam, D, _, _ = alt._multipliers(c, mptr, midx, len(cons), k, ov, np.zeros(0, dtype=np.int64))
+        mult = (cp, np.argsort(-cp, kind="stable"), lam, D)
     if mult is None or not mult[3]:  # arbitrary multipliers, D = 1
         lam = rng.integers(0, int(c.max()) + 2, max(len(cons), 1))[:len(cons)]
         cp = c.astype(np.int64) - np.array([lam[midx[mptr[t]:mptr[t + 1]]].sum() for t in range(n)], dtype=np.int64)
@@ -1634,7 +1637,7 @@ _LP_BAD_CANDIDATES = [
 @pytest.mark.parametrize("c, fixed, k, ov", _LP_BAD_CANDIDATES)
 def test_step_search_lp_turn_drops_a_first_set_that_breaks_an_overlap(monkeypatch, c, fixed, k, ov):
     mptr, midx, _ = alt._memberships(len(c), fixed)
-    cand, ok = alt._multipliers(np.array(c), mptr, midx, len(fixed), k, ov, np.zeros(0, dtype=np.int64))[4:]
+    cand, ok = alt._multipliers(np.array(c), mptr, midx, len(fixed), k, ov, np.zeros(0, dtype=np.int64))[3:]
     assert not ok and any(len(set(cand.tolist()) & set(F)) > ov for F in fixed)  # the LP's largest values break one
     monkeypatch.setattr(alt, "_LP_AFTER", 0)
     got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9)
