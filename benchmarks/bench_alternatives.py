@@ -81,19 +81,25 @@ def rel_equal(a, b, rtol=1e-6):
     return bool(abs(a - b) <= rtol * max(abs(a), abs(b), 1e-300))
 
 
+def _sequential(problem, k, tau, a, formulation, time_limit=None, options=None):
+    "Our sequential search as AlternativeFeatureSelector runs it (one search object over all steps): (sets, statuses)."
+    pre = formulation in ("fast", "auto") and problem["kind"] == "linear"  # 'auto' = 'fast' on CP-SAT
+    seq, sets, sts = _SequentialSearch(problem, k, tau, "cpsat", formulation, time_limit, pre, (), (), None, None,
+                                       THREADS_OURS, options=options, n_total=a + 1), [], []
+    for _ in range(a + 1):
+        s, st, _dt = seq.step([x for x in sets if x is not None])
+        sets.append(s[0]); sts.append(st)
+    return sets, sts
+
+
 def ours(problem, k, tau, a, search, agg, formulation, time_limit=None, options=None):
     "Our search; returns (qualities, status, seconds). `time_limit`: seconds per set (None: none)."
     untraced()
     pre = formulation in ("fast", "auto") and problem["kind"] == "linear"  # 'auto' = 'fast' on CP-SAT
     value = (lambda s: mrmr_value(s, problem["rel"], problem["R"])) if problem["kind"] == "mrmr" else (lambda s: problem["q"][s].sum())
-    if search == "sequential":  # as AlternativeFeatureSelector does it: one search object over all steps
-        sets, sts = [], []
+    if search == "sequential":
         t0 = time.perf_counter()  # wall-clock of the whole search (model building included), as for alfese
-        seq = _SequentialSearch(problem, k, tau, "cpsat", formulation, time_limit, pre, (), (), None, None, THREADS_OURS,
-                                options=options, n_total=a + 1)
-        for _ in range(a + 1):
-            s, st, _dt = seq.step([x for x in sets if x is not None])
-            sets.append(s[0]); sts.append(st)
+        sets, sts = _sequential(problem, k, tau, a, formulation, time_limit, options)
         total = time.perf_counter() - t0
         return np.array([np.nan if s is None else value(s) for s in sets]), ("optimal" if all(x == "optimal" for x in sts) else ",".join(sts)), total
     t0 = time.perf_counter()
@@ -251,9 +257,8 @@ def compare_steps(qo, qa, rtol=1e-6, so=None, sa=None, own_best=None):
         else:
             verdict = compare(o, r, rtol)
             if verdict == "equal": continue
-        if so is None or sa is None or all((x is None and y is None) or (x is not None and y is not None and
-                                                                         set(x) == set(y)) for x, y in zip(so[:i], sa[:i])):
-            return verdict
+        as_set = lambda x: None if x is None else set(x)  # noqa: E731
+        if so is None or sa is None or all(as_set(x) == as_set(y) for x, y in zip(so[:i], sa[:i])): return verdict
         if own_best is None: return verdict
         b = own_best(i)
         return "tie" if (b != b and o != o) or (b == b and o == o and rel_equal(o, b, rtol)) else "worse"
@@ -262,13 +267,7 @@ def compare_steps(qo, qa, rtol=1e-6, so=None, sa=None, own_best=None):
 
 def ours_sets(problem, k, tau, a, formulation):
     "The sets of our sequential search (an untimed run, the same code path as `ours` without a gap)."
-    pre = formulation in ("fast", "auto") and problem["kind"] == "linear"
-    seq, sets = _SequentialSearch(problem, k, tau, "cpsat", formulation, None, pre, (), (), None, None, THREADS_OURS,
-                                  n_total=a + 1), []
-    for _ in range(a + 1):
-        s, _st, _dt = seq.step([x for x in sets if x is not None])
-        sets.append(None if s[0] is None else sorted(int(j) for j in s[0]))
-    return sets
+    return [None if s is None else sorted(int(j) for j in s) for s in _sequential(problem, k, tau, a, formulation)[0]]
 
 
 def step_optimum(problem, k, tau, fixed):

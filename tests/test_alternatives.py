@@ -7,6 +7,7 @@ from sklearn.datasets import load_breast_cancer
 
 import itertools
 import time
+from unittest import mock
 
 import mlxplain.alternatives as alt
 from mlxplain.alternatives import (AlternativeFeatureSelector, crosscheck_alfese, dice_dissimilarity, dice_fixed_k_holds,
@@ -1382,11 +1383,9 @@ def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk, lp_after)
     assert [alt._step_search(*x, time.perf_counter() + 60, 200_000) for x in cases] == whole
 
 
-class _lp_after:
-    "Run `_step_search` with its LP's turn after this many nodes (hypothesis' tests cannot take monkeypatch)."
-    def __init__(self, nodes): self.nodes = nodes
-    def __enter__(self): self.saved, alt._LP_AFTER = alt._LP_AFTER, self.nodes
-    def __exit__(self, *exc): alt._LP_AFTER = self.saved
+def _lp_after(nodes):
+    "`_step_search` with its LP's turn after this many nodes, in a `with` (hypothesis' tests cannot take monkeypatch)."
+    return mock.patch.object(alt, "_LP_AFTER", nodes)
 
 
 @pytest.mark.parametrize("lp_after", [256, 0])
