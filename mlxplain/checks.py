@@ -8,9 +8,11 @@ import difflib, numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state as _sk_check_random_state
+from sklearn.utils.validation import validate_data
 
 # %% auto #0
-__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_choice', 'check_k', 'check_X', 'check_Y']
+__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_choice', 'check_k', 'check_X',
+           'check_feature_names', 'check_Y']
 
 # %% ../nbs/02a_checks.ipynb #a2c0e007
 def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or a numpy RandomState
@@ -202,6 +204,14 @@ def _check_shape(shape, name, min_samples, min_features, n_features, estimator=N
         who = "the estimator" if estimator is None else estimator if isinstance(estimator, str) else type(estimator).__name__
         raise ValueError(f"{name} has {d} features, but {who} is expecting {n_features} features as input "
                          "(the number seen in fit)")
+
+# %% ../nbs/02a_checks.ipynb #cfn00002
+def check_feature_names(estimator,  # the estimator being fitted or asked to predict
+                        X,          # what the caller passed: a DataFrame's columns are its feature names
+                        *, reset,   # True in fit (record the names), False at predict (compare them)
+                       ):
+    "Record (`reset=True`) or check `estimator.feature_names_in_` against a DataFrame's columns, as scikit-learn does."
+    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
 
 # %% ../nbs/02a_checks.ipynb #a2c0e029
 _MLB = "sklearn.preprocessing.MultiLabelBinarizer().fit_transform({name})"
