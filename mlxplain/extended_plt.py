@@ -9,6 +9,7 @@ import numbers
 import os
 import shutil
 import tempfile
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -20,7 +21,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from napkinxc.models import PLT
 from fastcore.basics import patch
-from .checks import check_X, check_Y
+from .checks import check_X, check_Y, check_int, check_float, check_choice, check_feature_names
 from .learners import MultiLabelClassifierMixin
 from .metrics import precision_at_k, ndcg_at_k, psdcg_at_k, inverse_propensity
 
@@ -88,28 +89,51 @@ def _check_Y(Y,               # labels: CSR/dense 0-1 indicator (n, C), a 0/1 Da
     if Y.nnz == 0: raise ValueError("Y has no positive labels at all: nothing to learn.")
     return Y
 
-def _check_sigma(sigma):
-    "Validate a noise standard deviation."
-    bad = isinstance(sigma, bool) or not isinstance(sigma, numbers.Real)
-    if bad or not np.isfinite(sigma) or sigma < 0:
-        raise ValueError(f"sigma={sigma!r}: the noise standard deviation must be a finite number >= 0.")
-    return float(sigma)
+def _check_sigma(sigma, name="sigma"):  # a noise standard deviation (or an L2 budget)
+    "`sigma` as a float if it is a finite number >= 0; else a TypeError or ValueError naming `name`."
+    return check_float(name, sigma, 0)
+
+_SEEDS = (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)
+
+def _check_seed(random_state, name="random_state",
+                generators=True):  # False: only None or an integer (functions that spawn their own streams)
+    "`random_state` if it is None, an integer >= 0 or (with `generators`) a numpy SeedSequence or Generator."
+    if random_state is None or generators and isinstance(random_state, _SEEDS): return random_state
+    what = f"{name}={random_state!r}: {name} must be None, an integer >= 0" + (
+        " or a numpy Generator" if generators else "")
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"{what}; got {type(random_state).__name__}")
+    if random_state < 0: raise ValueError(what)
+    return int(random_state)
+
+def _check_flag(name, value):  # a switch such as per_k or as_frame
+    "`value` as a bool if it is True or False (numpy bools too); else a ValueError naming `name`."
+    return check_choice(name, value, (False, True))
+
+def _check_verbose(verbose):  # 0 (or False): silent; >= 1 (or True): progress bars
+    "`verbose` as an int >= 0; else a TypeError or ValueError naming it."
+    return int(verbose) if isinstance(verbose, (bool, np.bool_)) else check_int("verbose", verbose, 0)
+
+def _progress(items, verbose, desc):
+    "`items`, wrapped in a tqdm progress bar when `verbose` >= 1."
+    if not verbose: return items
+    from tqdm.auto import tqdm
+    return tqdm(items, desc=desc)
 
 # %% ../nbs/20_extended_plt.ipynb #a9eba1d3
 NOISE_KINDS = ("dense", "support")
 NOISE_BLOCK_ENTRIES = 1 << 21  # dense noise is drawn in row blocks of at most this many entries (8 MB)
 
 def _rng(random_state):
-    "A numpy Generator from an int, a SeedSequence, a Generator or None."
+    "A numpy Generator from None, an int >= 0, a SeedSequence, a BitGenerator or a Generator (checked)."
+    random_state = _check_seed(random_state)
     if isinstance(random_state, np.random.Generator): return random_state
     return np.random.default_rng(random_state)
 
 def _block_rows(d, block_rows=None):  # d: columns; block_rows: None (8 MB blocks) or a positive int
     "Rows per dense-noise block."
     if block_rows is None: return max(1, NOISE_BLOCK_ENTRIES // max(d, 1))
-    if isinstance(block_rows, bool) or not isinstance(block_rows, numbers.Integral) or block_rows < 1:
-        raise ValueError(f"block_rows={block_rows!r}: must be None or an integer >= 1.")
-    return int(block_rows)
+    return check_int("block_rows", block_rows, 1)
 
 def _noisy_blocks(X, rows, sigma, rng, block_rows):  # X: CSR; rows: row indices into X (repeats allowed)
     "Dense blocks X[rows] + N(0, σ²) in row order: one stream, the same draws as one (len(rows), d) array."
@@ -150,15 +174,15 @@ def _stack_dense(head,     # CSR float32 rows on top (may have 0 rows)
 def add_noise(X,                  # features (CSR or 2-D array)
               sigma,              # noise standard deviation (>= 0); 0 returns an unchanged copy
               noise="dense",      # "dense": X + N(0, σ²) everywhere (paper); "support": nonzero values only
-              random_state=None,  # int, Generator or None
+              random_state=None,  # None, an int >= 0, a SeedSequence or a Generator
               block_rows=None):   # dense noise: rows drawn at a time (None: 8 MB blocks); no effect on values
     "Gaussian noise on `X` (eq. 1), dense or support-preserving; returns a new CSR float32 matrix."
     sigma = _check_sigma(sigma)
-    if noise not in NOISE_KINDS: raise ValueError(f"noise={noise!r}: use one of {NOISE_KINDS}.")
+    noise = check_choice("noise", noise, NOISE_KINDS)
+    rng = _rng(random_state)
     X = _check_X(X)
     b = _block_rows(X.shape[1], block_rows)
     if sigma == 0: return X.copy()
-    rng = _rng(random_state)
     if noise == "support":   # one draw per stored entry; explicitly stored zeros stay zero
         X = X.copy()
         e = sigma * rng.standard_normal(X.nnz, dtype=np.float32)
@@ -173,14 +197,14 @@ def make_adversarial_set(X,                   # clean features (CSR or 2-D array
                          sigma=0.05,          # noise standard deviation of the copies
                          augment_ratio=1.0,   # m = round(n * augment_ratio) noisy copies
                          noise="dense",       # "dense" (paper) or "support"
-                         random_state=None,   # int, Generator or None
+                         random_state=None,   # None, an int >= 0, a SeedSequence or a Generator
                          block_rows=None):    # dense noise: rows per block (None: 8 MB); values unchanged
     "Eq. (2): the clean set plus `m` noisy copies of random rows, labels copied; returns (X_aug, Y_aug, idx)."
     X = _check_X(X)
     Y = _check_Y(Y, X.shape[0])
     sigma = _check_sigma(sigma)
-    if not np.isscalar(augment_ratio) or not augment_ratio > 0:
-        raise ValueError(f"augment_ratio={augment_ratio!r}: must be > 0 (1.0 doubles the training set).")
+    augment_ratio = check_float("augment_ratio", augment_ratio, 0, closed="neither")
+    noise = check_choice("noise", noise, NOISE_KINDS)
     n = X.shape[0]
     m = int(round(n * augment_ratio))
     if m < 1:
@@ -214,29 +238,19 @@ _NULLABLE = ("hash", "liblinear_solver", "seed")   # None: napkinXC's default (n
 
 # %% ../nbs/20_extended_plt.ipynb #prm0cd02
 def _check_param(name, v, kind, rule):
-    "`v` if it is valid for napkinXC parameter `name`, else a ValueError naming the valid range."
-    if v is None and name in _NULLABLE: return v
-    if kind == "choice":
-        if isinstance(v, str) and v in rule: return v
-        raise ValueError(f"{name}={v!r}: use one of {rule}" + (" or None." if name in _NULLABLE else "."))
-    if kind == "bool":
-        if isinstance(v, (bool, np.bool_)): return bool(v)
-        raise ValueError(f"{name}={v!r}: must be True or False.")
-    if kind == "flag":   # napkinXC's verbose: a bool or a level >= 0
-        if isinstance(v, (bool, np.bool_)) or isinstance(v, numbers.Integral) and v >= 0: return v
-        raise ValueError(f"{name}={v!r}: must be True, False or an integer >= 0.")
-    if kind == _INT:
-        lo, hi = rule
-        ok = isinstance(v, numbers.Integral) and not isinstance(v, bool)
-        if ok and lo <= v and (hi is None or v <= hi): return int(v)
-        where = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-        tail = " or None." if name in _NULLABLE else "."
-        raise ValueError(f"{name}={v!r}: must be an integer {where}{tail}")
-    ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and bool(np.isfinite(v))
-    ok = ok and {_POS: v > 0, _NONNEG: v >= 0, _REAL: True}[kind]
-    if ok: return float(v)
-    bound = {_POS: " > 0.", _NONNEG: " >= 0.", _REAL: "."}[kind]
-    raise ValueError(f"{name}={v!r}: must be a finite number{bound}")
+    "`v` as the plain Python value napkinXC takes, if valid for parameter `name`; else a TypeError or ValueError."
+    if v is None and name in _NULLABLE: return None
+    try:
+        if kind == "choice": return check_choice(name, v, rule)
+        if kind == "bool": return check_choice(name, v, (False, True))
+        if kind == "flag":   # napkinXC's verbose: a bool or a level >= 0
+            return bool(v) if isinstance(v, (bool, np.bool_)) else check_int(name, v, 0)
+        if kind == _INT: return check_int(name, v, *rule)
+        low, closed = {_POS: (0, "neither"), _NONNEG: (0, "both"), _REAL: (None, "both")}[kind]
+        return check_float(name, v, low, None, closed=closed)
+    except (TypeError, ValueError) as e:
+        if name not in _NULLABLE: raise
+        raise type(e)(f"{e} (or None: napkinXC's default)") from None
 
 # %% ../nbs/20_extended_plt.ipynb #97f95480
 _LIBC = None
@@ -250,11 +264,12 @@ def _reseed_c_rand(seed):
     except (OSError, AttributeError):
         pass  # no libc symbol table (e.g. Windows): fall back to napkinXC's own seeding
 
-_ADV_PARAMS = ("adversarial", "sigma", "augment_ratio", "noise", "random_state")
+# %% ../nbs/20_extended_plt.ipynb #thr0cd00
+_NAPKINXC_LOCK = threading.Lock()   # held by every napkinXC call: one at a time in this process
 
 # %% ../nbs/20_extended_plt.ipynb #estcd01
 class ExtendedPLT(MultiLabelClassifierMixin, BaseEstimator):
-    "napkinXC PLT with adversarial (noise-augmented) training; sparse CSR in, top-k labels out."
+    "napkinXC PLT with adversarial (noise-augmented) training; sparse CSR in, label sets and rankings out."
     def __init__(self,
                  tree_type="hierarchicalKmeans", # napkinXC tree: hierarchicalKmeans, balancedInOrder, ...
                  arity=2,                  # node arity (k of k-means)
@@ -281,81 +296,96 @@ class ExtendedPLT(MultiLabelClassifierMixin, BaseEstimator):
                  ensemble=1,               # number of trees
                  seed=None,                # napkinXC and libc rand() seed; threads=1: reproducible
                  threads=1,                # napkinXC threads (0: all CPUs, -1: all but one)
-                 verbose=0,                # napkinXC verbosity
+                 verbose=0,                # napkinXC's progress output (and a line on the adversarial set)
                  adversarial=False,        # True: train on the clean rows plus noisy copies (eq. 2)
                  sigma=0.05,               # noise standard deviation of the copies (paper: 0.05)
                  augment_ratio=1.0,        # noisy copies per clean row (paper: 1.0)
                  noise="dense",            # "dense" (paper) or "support" (nonzero values only)
-                 random_state=None):       # seed of the row draw and the noise; None: fresh noise per fit
+                 random_state=None,        # seed of the row draw and the noise; None: fresh noise per fit
+                 decision="threshold",     # predict's rule: "threshold", "cardinality" or an int k (top k)
+                 threshold=0.5):           # decision="threshold": labels with probability >= threshold
         params = dict(locals())
         del params["self"]
         for name, value in params.items(): setattr(self, name, value)   # stored as given, checked in fit
 
 # %% ../nbs/20_extended_plt.ipynb #estcd02
+_DECISIONS = ("threshold", "cardinality")
+
 @patch
-def _check_params(self: ExtendedPLT):
-    "Validate every parameter before napkinXC sees it (a ValueError names the parameter and its range)."
-    for name, (kind, rule) in _PLT_RULES.items(): _check_param(name, getattr(self, name), kind, rule)
+def _check_params(self: ExtendedPLT) -> dict:
+    "Validate every parameter before napkinXC sees it; returns napkinXC's parameters as plain Python values."
+    params = {name: _check_param(name, getattr(self, name), kind, rule) for name, (kind, rule) in _PLT_RULES.items()}
     if not isinstance(self.norm, (bool, np.bool_)) or not self.norm:
         raise ValueError(f"norm={self.norm!r}: norm=False crashes napkinXC 0.7.2 (segfault in training): "
                          "keep norm=True.")
     ts = self.tree_structure
     triples = isinstance(ts, (list, tuple)) and all(
-        len(t) == 3 and all(isinstance(v, numbers.Integral) for v in t) for t in ts)
+        isinstance(t, (list, tuple)) and len(t) == 3
+        and all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in t) for t in ts)
     if not (ts is None or triples or (isinstance(ts, (str, os.PathLike)) and os.path.isfile(ts))):
         raise ValueError(f"tree_structure={ts!r}: must be None, an existing file or a list of "
                          "(parent, node, label) integer triples.")
-    _check_param("adversarial", self.adversarial, "bool", None)
+    if ts is not None:   # napkinXC takes a list of int triples or a str path
+        params["tree_structure"] = [tuple(int(v) for v in t) for t in ts] if triples else os.fspath(ts)
+    check_choice("adversarial", self.adversarial, (False, True))
     _check_sigma(self.sigma)
-    r = self.augment_ratio
-    if isinstance(r, bool) or not isinstance(r, numbers.Real) or not np.isfinite(r) or not r > 0:
-        raise ValueError(f"augment_ratio={r!r}: must be a finite number > 0 "
-                         "(1.0 doubles the training set).")
-    _check_param("noise", self.noise, "choice", NOISE_KINDS)
-    rs = self.random_state
-    if not (rs is None or isinstance(rs, (np.random.Generator, np.random.SeedSequence))
-            or isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0):
-        raise ValueError(f"random_state={rs!r}: use None, an integer >= 0 or a numpy Generator.")
+    check_float("augment_ratio", self.augment_ratio, 0, closed="neither")
+    check_choice("noise", self.noise, NOISE_KINDS)
+    _check_seed(self.random_state)
+    self._rule()
+    return {"norm": True, **{k: v for k, v in params.items() if v is not None}}
+
+@patch
+def _rule(self: ExtendedPLT,
+          n_labels=None,      # the number of labels (None: before fit, only the form is checked)
+          cardinality=None):  # mean labels per training row (decision="cardinality")
+    "`predict`'s rule from `decision` and `threshold`: ('threshold', t) or ('top_k', k), checked."
+    t = check_float("threshold", self.threshold, 0, 1, closed="right")
+    d = self.decision
+    if isinstance(d, numbers.Integral) and not isinstance(d, (bool, np.bool_)):
+        return "top_k", check_int("decision", d, 1, n_labels)
+    if not isinstance(d, str):
+        raise TypeError(f"decision={d!r}: decision must be 'threshold', 'cardinality' or an integer k >= 1 "
+                        "(the k most likely labels of each row)")
+    if check_choice("decision", d, _DECISIONS) == "threshold": return "threshold", t
+    if cardinality is None: return "top_k", None
+    return "top_k", int(min(max(np.floor(cardinality + 0.5), 1), n_labels))   # rounded half up, in [1, L]
 
 # %% ../nbs/20_extended_plt.ipynb #estcd03
 @patch
-def _napkinxc_params(self: ExtendedPLT):
-    "Parameters handed to napkinXC's PLT (None means napkinXC's default)."
-    if not self.norm:
-        raise ValueError("norm=False crashes napkinXC 0.7.2 (segfault in training): keep norm=True.")
-    return {k: v for k, v in self.get_params().items() if v is not None and k not in _ADV_PARAMS}
-
-@patch
-def _fit_napkinxc(self: ExtendedPLT, X, Y):
+def _fit_napkinxc(self: ExtendedPLT, X, Y,
+                  params):  # napkinXC's parameters, from _check_params
     "Train a fresh napkinXC PLT on validated CSR X, Y in a new owned directory."
-    params = self._napkinxc_params()
     self._cleanup()
     self.model_dir_ = tempfile.mkdtemp(prefix="mlxplain_plt_")
     self._finalizer = weakref.finalize(self, shutil.rmtree, self.model_dir_, ignore_errors=True)
-    self._plt = PLT(self.model_dir_, **params)
-    _reseed_c_rand(self.seed)
-    t0, c0 = time.perf_counter(), time.process_time()
-    self._plt.fit(X, Y.astype(np.float32))
-    # wall and CPU seconds
-    self.fit_time_, self.fit_cpu_time_ = time.perf_counter() - t0, time.process_time() - c0
+    self._nxc_params = params     # kept to reopen the model after unpickling
+    with _NAPKINXC_LOCK:
+        plt = PLT(self.model_dir_, **params)
+        _reseed_c_rand(params.get("seed"))
+        t0, c0 = time.perf_counter(), time.process_time()
+        plt.fit(X, Y.astype(np.float32))
+        # wall and CPU seconds
+        self.fit_time_, self.fit_cpu_time_ = time.perf_counter() - t0, time.process_time() - c0
+    self._plt = plt
     self.n_train_ = X.shape[0]
     return self
 
 @patch
 def _set_label_info(self: ExtendedPLT, Y):
-    "Label statistics of the clean training labels (for propensity-scored metrics)."
+    "Label statistics of the clean training labels (propensity-scored metrics, the cardinality rule)."
     self.n_labels_ = Y.shape[1]
     self.label_counts_ = np.asarray(Y.sum(0)).ravel()
+    self.label_cardinality_ = Y.nnz / Y.shape[0]               # mean labels per training row
     self.inv_ps_ = inverse_propensity(Y, method="log")      # the paper's 1/log(1 + count)
     self.inv_ps_jain_ = inverse_propensity(Y, method="jain") # Jain et al. (2016), A=0.55, B=1.5
 
 @patch
-def _set_names(self: ExtendedPLT, X, Y):
-    "Feature and label names from DataFrame columns (`feature_names_in_`, `label_names_`), else removed."
-    for attr, data in (("feature_names_in_", X), ("label_names_", Y)):
-        cols = getattr(data, "columns", None)
-        if cols is not None: setattr(self, attr, np.asarray(cols, dtype=object))
-        else: self.__dict__.pop(attr, None)
+def _set_label_names(self: ExtendedPLT, Y):
+    "Label names from a label DataFrame's columns (`label_names_`), else removed."
+    cols = getattr(Y, "columns", None)
+    if cols is not None: self.label_names_ = np.asarray(cols, dtype=object)
+    else: self.__dict__.pop("label_names_", None)
 
 # %% ../nbs/20_extended_plt.ipynb #estcd04
 @patch
@@ -363,23 +393,28 @@ def fit(self: ExtendedPLT,
         X,   # (n, d) CSR, array or DataFrame
         Y):  # (n, L) indicator, DataFrame or label lists
     "Train on `X`, `Y`; with `adversarial=True` on the clean rows plus noisy copies (eq. 2)."
-    self._check_params()
+    params = self._check_params()
+    check_feature_names(self, X, reset=True)
     Xc = _check_X(X)
     Yc = _check_Y(Y, Xc.shape[0])
+    self._rule(Yc.shape[1])                 # an integer `decision` must not exceed the number of labels
     self.n_features_in_ = Xc.shape[1]
-    self._set_names(X, Y)
+    self._set_label_names(Y)
     self._set_label_info(Yc)
     for stale in ("augment_time_", "adv_params_"): self.__dict__.pop(stale, None)
     if not self.adversarial:
         self.adversarial_, self.adv_indices_ = False, None
-        return self._fit_napkinxc(Xc, Yc)
+        return self._fit_napkinxc(Xc, Yc, params)
     t0 = time.perf_counter()
     X_aug, Y_aug, idx = make_adversarial_set(Xc, Yc, self.sigma, self.augment_ratio, self.noise,
                                              self.random_state)
     augment_time = time.perf_counter() - t0
-    self._fit_napkinxc(X_aug, Y_aug)
+    if params["verbose"]:
+        print(f"ExtendedPLT: {Xc.shape[0]} clean rows + {len(idx)} noisy copies ({self.noise} noise, "
+              f"sigma={self.sigma}) built in {augment_time:.2f} s; training napkinXC", flush=True)
+    self._fit_napkinxc(X_aug, Y_aug, params)
     self.adversarial_, self.adv_indices_, self.augment_time_ = True, idx, augment_time
-    self.adv_params_ = dict(sigma=self.sigma, augment_ratio=self.augment_ratio, noise=self.noise,
+    self.adv_params_ = dict(sigma=float(self.sigma), augment_ratio=float(self.augment_ratio), noise=self.noise,
                             nnz_train=int(X_aug.nnz))
     return self
 
@@ -402,67 +437,123 @@ def _check_fitted(self: ExtendedPLT):
         raise NotFittedError("This ExtendedPLT is not fitted yet: call fit or fit_adversarial first.")
 
 @patch
-def _check_k(self: ExtendedPLT, top_k):
+def _check_k(self: ExtendedPLT, top_k, name="top_k"):
     "`top_k` as an int in [1, n_labels_]; None means min(5, n_labels_)."
     if top_k is None: return min(5, self.n_labels_)
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise ValueError(f"top_k={top_k!r}: must be a positive integer.")
-    if top_k > self.n_labels_:
-        raise ValueError(f"top_k={top_k} exceeds the number of labels ({self.n_labels_}): "
-                         f"use top_k <= {self.n_labels_}.")
-    return int(top_k)
+    return check_int(name, top_k, 1, self.n_labels_)
+
+@patch
+def _validated(self: ExtendedPLT, X, name="X"):
+    "`X` checked against the fit (fitted model, feature names as scikit-learn checks them, width): CSR float32."
+    self._check_fitted()
+    check_feature_names(self, X, reset=False)
+    return _check_X(X, self.n_features_in_, name=name)
+
+@patch
+def _native(self: ExtendedPLT, X,   # validated CSR float32
+            top_k=0,                # labels per row (0: no limit)
+            threshold=0.0):         # labels with probability >= threshold (0: no threshold)
+    "napkinXC's [(label, probability), ...] per row, best first: one napkinXC call at a time per process."
+    p = self._nxc_params
+    beam = p["tree_search_type"] == "beam"
+    with _NAPKINXC_LOCK:
+        self._plt.load()   # napkinXC reads its saved arguments when it first loads a model: set ours after that
+        # its log level is one per process (the last `verbose` it parsed); its beam search fails on a threshold
+        self._plt.set_params(verbose=p["verbose"], tree_search_type="exact" if beam and threshold > 0 else p["tree_search_type"])
+        out = self._plt.predict_proba(X, top_k=int(top_k), threshold=float(threshold))
+    return [r[:top_k] for r in out] if beam and top_k else out   # its beam search also ignores top_k
 
 # %% ../nbs/20_extended_plt.ipynb #estcd06
+DENSE_MAX_LABELS = 1000   # `predict` and `predict_proba` return dense arrays up to this many labels, CSR beyond
+_ALL_LABELS = 1e-30       # a napkinXC threshold that keeps every label (0 switches the threshold off)
+
 @patch
-def predict_proba(self: ExtendedPLT, X,  # (n, d) CSR or array
-                  top_k=None,            # labels per instance (None: 5, or all labels when there are fewer)
-                  as_csr=False):         # False: [(label, prob), ...] per row; True: (n, L) CSR
-    "Top-k labels with their PLT probability estimates (conditional label marginals)."
-    self._check_fitted()
-    top_k = self._check_k(top_k)
-    X = _check_X(X, self.n_features_in_)
-    out = self._plt.predict_proba(X, top_k=top_k)
-    return _pairs_to_csr(out, self.n_labels_) if as_csr else out
+def _as_csr(self: ExtendedPLT, as_csr):  # True, False or None (CSR when n_labels_ > DENSE_MAX_LABELS)
+    "Whether a prediction comes back as CSR."
+    as_csr = check_choice("as_csr", as_csr, (None, False, True))
+    return self.n_labels_ > DENSE_MAX_LABELS if as_csr is None else as_csr
+
+@patch
+def predict_proba(self: ExtendedPLT, X,  # (n, d) CSR, array or DataFrame
+                  top_k=None,  # None: every label (up to DENSE_MAX_LABELS labels), else the top 5; an int: top_k
+                  as_csr=None):  # True: CSR, False: dense ndarray, None: CSR when n_labels_ > DENSE_MAX_LABELS
+    "The (n, L) matrix of the PLT's label probabilities P(y_l = 1 | x), float32; labels outside the top k are 0."
+    X = self._validated(X)
+    as_csr = self._as_csr(as_csr)
+    every = top_k is None and self.n_labels_ <= DENSE_MAX_LABELS
+    k = 0 if every else self._check_k(top_k)
+    S = _pairs_to_csr(self._native(X, k, _ALL_LABELS if every else 0), self.n_labels_)
+    return S if as_csr else S.toarray()
 
 @patch
 def predict_ranked(self: ExtendedPLT, X,
-                   top_k=None):  # labels per instance (None: 5, or all labels when there are fewer)
-    "Top-k labels per instance, best first: a list of label lists."
-    self._check_fitted()
-    top_k = self._check_k(top_k)
-    X = _check_X(X, self.n_features_in_)
-    return self._plt.predict(X, top_k=top_k)
-
-DENSE_MAX_LABELS = 1000   # `predict` returns a dense indicator up to this many labels, CSR beyond
+                   top_k=None,           # labels per row (None: 5, or all labels when there are fewer)
+                   return_proba=False):  # True: (label, probability) pairs instead of label ids
+    "The top-k labels of each row, best first (napkinXC's form): lists of label ids or (label, probability) pairs."
+    X = self._validated(X)
+    k = self._check_k(top_k)
+    pairs = self._native(X, k)
+    return pairs if _check_flag("return_proba", return_proba) else [[l for l, _ in r] for r in pairs]
 
 @patch
 def predict(self: ExtendedPLT, X,
-            top_k=None,    # labels per instance (None: 5, or all labels when there are fewer)
+            top_k=None,    # None: the labels `decision` picks; an int: the top_k labels of each row instead
             as_csr=None):  # True: CSR, False: dense ndarray, None: CSR when n_labels_ > DENSE_MAX_LABELS
-    "The top-k labels of each row as an (n, L) 0/1 int8 indicator (what scikit-learn's multi-label scorers take)."
-    out = self.predict_ranked(X, top_k)
-    S = _pairs_to_csr([[(l, 1.0) for l in r] for r in out], self.n_labels_).astype(np.int8)
-    if as_csr is None: as_csr = self.n_labels_ > DENSE_MAX_LABELS
+    "The predicted label sets as an (n, L) 0/1 int8 indicator matrix (what scikit-learn's multi-label scorers take)."
+    X = self._validated(X)
+    as_csr = self._as_csr(as_csr)
+    rule, v = self._rule(self.n_labels_, self.label_cardinality_) if top_k is None else ("top_k", self._check_k(top_k))
+    S = _pairs_to_csr(self._native(X, top_k=v) if rule == "top_k" else self._native(X, threshold=v), self.n_labels_)
+    S.data[:] = 1
+    S = S.astype(np.int8)
     return S if as_csr else S.toarray()
 
 @patch
 def score(self: ExtendedPLT, X, Y,
-          sample_weight=None):  # (n,) weights of the rows (None: equal)
-    "Precision at k (k = min(5, L), the `top_k` default) of the predicted ranking: the PLT's natural metric."
-    S = self.predict_proba(X, as_csr=True)
-    Yc = _check_Y(Y, S.shape[0], self.n_labels_)
-    return float(np.average(precision_at_k(Yc, S, self._check_k(None), average=False), weights=sample_weight))
+          sample_weight=None):  # (n,) weights >= 0 of the rows (None: equal)
+    "Precision at k = min(5, L) of the ranking (`predict_ranked`): what a PLT is trained for; not a score of `predict`'s sets."
+    self._check_fitted()
+    k = self._check_k(None)
+    S = self.predict_proba(X, k, as_csr=True)
+    Yc = _labels_for(self, Y, S.shape[0])
+    return float(np.average(precision_at_k(Yc, S, k, average=False), weights=_check_weights(sample_weight, S.shape[0])))
 
 @patch
-def label_proba(self: ExtendedPLT, X, label):  # X: (n, d); label: one label index
+def label_proba(self: ExtendedPLT, X,  # (n, d) CSR, array or DataFrame
+                label):                # one label index
     "Probability of one `label` for every row of `X` (searches the whole tree; used by the explanations)."
-    self._check_fitted()
-    if not 0 <= int(label) < self.n_labels_:
-        raise ValueError(f"label={label}: must be in [0, {self.n_labels_ - 1}].")
-    X = _check_X(X, self.n_features_in_)
-    # threshold tiny, top_k 0: napkinXC returns every label whose probability exceeds it
-    out = self._plt.predict_proba(X, top_k=0, threshold=1e-30)
+    X = self._validated(X)
+    return self._label_proba(X, check_int("label", label, 0, self.n_labels_ - 1))
+
+# %% ../nbs/20_extended_plt.ipynb #estcd06b
+@patch
+def _label_proba(self: ExtendedPLT, X, label):  # X: validated CSR; label: a checked label index
+    "`label_proba` on checked input: every label's probability from napkinXC, then the one asked for."
+    out = self._native(X, threshold=_ALL_LABELS)
     return np.array([next((p for l, p in r if l == label), 0.0) for r in out])
+
+@patch
+def _topk_csr(self: ExtendedPLT, X, top_k):  # X: validated CSR; top_k: a checked int
+    "The top_k probabilities of each row as an (n, L) CSR float32 matrix: the ranking the evaluations score."
+    return _pairs_to_csr(self._native(X, top_k), self.n_labels_)
+
+def _labels_for(model, Y, n_samples):
+    "`Y` as the CSR labels of `n_samples` rows with the model's number of labels; else a clear error."
+    Y = _check_Y(Y, n_samples, model.n_labels_)
+    if Y.shape[1] != model.n_labels_:
+        raise ValueError(f"Y has {Y.shape[1]} labels; the model has {model.n_labels_}.")
+    return Y
+
+def _check_weights(sample_weight, n):  # None or n weights
+    "Row weights as a float array (None stays None): finite, >= 0, not all 0, one per row."
+    if sample_weight is None: return None
+    try: w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"sample_weight holds values that are not numbers: pass {n} numbers >= 0") from None
+    if w.shape != (n,): raise ValueError(f"sample_weight has shape {w.shape}; pass one weight per row ({n},)")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() == 0:
+        raise ValueError("sample_weight must hold finite numbers >= 0, not all 0")
+    return w
 
 # %% ../nbs/20_extended_plt.ipynb #estcd07
 @patch
@@ -495,7 +586,7 @@ def __setstate__(self: ExtendedPLT, state):
             p = Path(self.model_dir_) / name
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
-        self._plt = PLT(self.model_dir_, **self._napkinxc_params())
+        with _NAPKINXC_LOCK: self._plt = PLT(self.model_dir_, **self._nxc_params)
 
 def _pairs_to_csr(pairs, n_labels):
     "napkinXC's [[(label, value), ...], ...] as an (n, n_labels) CSR float32 matrix."
@@ -509,17 +600,20 @@ def _pairs_to_csr(pairs, n_labels):
 METRICS = ("P@k", "nDCG@k", "PSDCG@k")
 
 def _resolve_inv_ps(model, inv_ps):
-    "Inverse propensities: None/'log' (paper), 'jain', or an explicit array of length n_labels."
-    if inv_ps is None or (isinstance(inv_ps, str) and inv_ps == "log"): q = model.inv_ps_
-    elif isinstance(inv_ps, str) and inv_ps == "jain": q = model.inv_ps_jain_
-    elif isinstance(inv_ps, str):
-        raise ValueError(f"inv_ps={inv_ps!r}: use None/'log' (paper), 'jain' or an array.")
+    "Inverse propensities: None/'log' (paper), 'jain', or an explicit array of n_labels numbers >= 0."
+    if inv_ps is None: return np.where(np.isfinite(model.inv_ps_), model.inv_ps_, 0.0)
+    if isinstance(inv_ps, str):
+        q = {"log": model.inv_ps_, "jain": model.inv_ps_jain_}[check_choice("inv_ps", inv_ps, ("log", "jain"))]
     else:
-        q = np.asarray(inv_ps, dtype=float).ravel()
+        try: q = np.asarray(inv_ps, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise TypeError(f"inv_ps={inv_ps!r}: use None/'log' (paper), 'jain' or an array of "
+                            f"{model.n_labels_} numbers >= 0") from None
         if q.shape[0] != model.n_labels_:
             raise ValueError(f"inv_ps has {q.shape[0]} entries; the model has {model.n_labels_} labels.")
-    # guard user-supplied arrays: an unseen label's 1/log(1+0) = inf;
-    # a PLT never predicts it, so its weight is irrelevant
+        if np.isnan(q).any() or (q < 0).any():
+            raise ValueError("inv_ps has NaN or negative entries: inverse propensities are numbers >= 0")
+    # an unseen label's 1/log(1+0) = inf; a PLT never predicts it, so its weight is irrelevant: 0
     return np.where(np.isfinite(q), q, 0.0)
 
 def _predict_scores(model, X, top_k, sigma, noise, rng, chunk_size):
@@ -528,7 +622,7 @@ def _predict_scores(model, X, top_k, sigma, noise, rng, chunk_size):
     for s in range(0, X.shape[0], chunk_size):
         Xc = add_noise(X[s:s + chunk_size], sigma, noise, rng)
         t0, c0 = time.perf_counter(), time.process_time()
-        parts.append(model.predict_proba(Xc, top_k, as_csr=True))
+        parts.append(model._topk_csr(Xc, top_k))
         secs += time.perf_counter() - t0
         cpu += time.process_time() - c0
     return sp.vstack(parts, format="csr"), secs, cpu
@@ -538,19 +632,36 @@ def _score(Y, S, k, q):
     return {"P@k": precision_at_k(Y, S, k), "nDCG@k": ndcg_at_k(Y, S, k), "PSDCG@k": psdcg_at_k(Y, S, k, q)}
 
 # %% ../nbs/20_extended_plt.ipynb #evalcd01
-def _evaluation_args(model, X, Y, noise_levels, k_values, noise, n_repeats, chunk_size):
-    "Validated (X, Y, cut-offs, noise levels) of `adversarial_evaluation`, or a ValueError."
-    model._check_fitted()
-    X = _check_X(X, model.n_features_in_)
-    Y = _check_Y(Y, X.shape[0], model.n_labels_)
-    if Y.shape[1] != model.n_labels_:
-        raise ValueError(f"Y has {Y.shape[1]} labels; the model has {model.n_labels_}.")
-    ks = [model._check_k(k) for k in np.atleast_1d(k_values).tolist()]
-    sigmas = [_check_sigma(s) for s in np.atleast_1d(noise_levels).tolist()]
-    if noise not in NOISE_KINDS: raise ValueError(f"noise={noise!r}: use one of {NOISE_KINDS}.")
-    if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError("n_repeats must be an integer >= 1.")
-    if chunk_size < 1: raise ValueError("chunk_size must be >= 1.")
+def _check_model(model, fitted=True):  # fitted=False: a model whose settings are refitted (seed_evaluation)
+    "`model` if it is an ExtendedPLT (fitted unless `fitted=False`); else a TypeError or NotFittedError."
+    if not isinstance(model, ExtendedPLT):
+        raise TypeError(f"model is a {type(model).__name__}: pass an ExtendedPLT" +
+                        (" fitted with fit or fit_adversarial" if fitted else ""))
+    if fitted: model._check_fitted()
+    return model
+
+def _values(values, name):  # one value or a flat sequence of values
+    "`values` as a non-empty list (a single value becomes a list of one); else a ValueError naming `name`."
+    try: single = np.ndim(values) == 0
+    except ValueError: single = False   # a ragged nesting: its items fail their own checks
+    vals = [values] if single else list(values)
+    if not vals: raise ValueError(f"{name} is empty: give at least one value")
+    return vals
+
+def _evaluation_args(model, X, Y, noise_levels, k_values, noise, n_repeats, chunk_size, per_k, random_state,
+                     verbose):
+    "Validated (X, Y, cut-offs, noise levels) of `adversarial_evaluation`; every other argument checked."
+    _check_model(model)
+    X = model._validated(X)
+    Y = _labels_for(model, Y, X.shape[0])
+    ks = [model._check_k(k, "k_values") for k in _values(k_values, "k_values")]
+    sigmas = [_check_sigma(s, "noise_levels") for s in _values(noise_levels, "noise_levels")]
+    check_choice("noise", noise, NOISE_KINDS)
+    check_int("n_repeats", n_repeats, 1)
+    check_int("chunk_size", chunk_size, 1)
+    _check_flag("per_k", per_k)
+    _check_seed(random_state, generators=False)
+    _check_verbose(verbose)
     return X, Y, ks, sigmas
 
 # %% ../nbs/20_extended_plt.ipynb #evalcd02
@@ -561,21 +672,19 @@ def adversarial_evaluation(model,                               # a fitted Exten
                            inv_ps=None,                         # None/'log' (paper), 'jain', or an array
                            noise="dense",                       # "dense" (paper) or "support"
                            n_repeats=1,                         # noise seeds per σ (confidence intervals)
-                           random_state=None,                   # seed of the noise
+                           random_state=None,                   # seed of the noise: None or an int >= 0
                            chunk_size=2000,                     # rows perturbed and predicted at a time
                            per_k=False,                         # True: predict once per k as Algorithm 1
-                           progress=False):                     # tqdm bar
+                           verbose=0):                          # >= 1: a progress bar over (repeat, σ)
     "Algorithm 1: P@k, nDCG@k, PSDCG@k and prediction time under Gaussian test noise, as a tidy DataFrame."
-    X, Y, ks, sigmas = _evaluation_args(model, X, Y, noise_levels, k_values, noise, n_repeats, chunk_size)
+    X, Y, ks, sigmas = _evaluation_args(model, X, Y, noise_levels, k_values, noise, n_repeats, chunk_size, per_k,
+                                        random_state, verbose)
     q = _resolve_inv_ps(model, inv_ps)
     # warm-up: napkinXC loads the model from disk on the first call; keep that out of the timings
-    model.predict_proba(X[:1], 1)
+    model._topk_csr(X[:1], 1)
     seeds = np.random.SeedSequence(random_state).spawn(n_repeats)
     rows, jobs = [], [(r, s) for r in range(n_repeats) for s in sigmas]
-    if progress:
-        from tqdm.auto import tqdm
-        jobs = tqdm(jobs, desc="adversarial evaluation")
-    for r, sigma in jobs:
+    for r, sigma in _progress(jobs, _check_verbose(verbose), "adversarial evaluation"):
         groups = [[k] for k in ks] if per_k else [ks]
         for group in groups:
             rng = np.random.default_rng(seeds[r])   # same draws for every σ: common random numbers
@@ -587,9 +696,19 @@ def adversarial_evaluation(model,                               # a fitted Exten
     return pd.DataFrame(rows)
 
 # %% ../nbs/20_extended_plt.ipynb #evalcd03
+def _check_frame(df, columns, name="df"):  # columns: those the function reads
+    "`df` if it is a DataFrame holding `columns`; else a TypeError or ValueError naming what is missing."
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} is a {type(df).__name__}: pass the DataFrame of adversarial_evaluation")
+    missing = [c for c in columns if c not in df.columns]
+    if missing: raise ValueError(f"{name} has no column {missing[0]!r}; its columns: {list(df.columns)}")
+    return df
+
 def summarize_evaluation(df,               # adversarial_evaluation output (extra keys allowed, e.g. model)
-                         confidence=0.95): # level of the t-interval over repeats
+                         confidence=0.95): # level of the t-interval over repeats, in (0, 1)
     "Mean, standard deviation and a t confidence interval over noise seeds per (…, σ, k, metric)."
+    _check_frame(df, ("value", "predict_time"))
+    confidence = check_float("confidence", confidence, 0, 1, closed="neither")
     keys = [c for c in df.columns if c not in ("repeat", "value", "predict_time", "predict_cpu_time")]
     g = df.groupby(keys, sort=False)
     out = g.agg(mean=("value", "mean"), std=("value", "std"), n=("value", "size"),
@@ -603,11 +722,17 @@ _SUMMARY_COLS = ("repeat", "predict_time", "predict_cpu_time", "mean", "std", "n
 
 def relative_degradation(df,              # adversarial_evaluation output or its summary, with σ = 0 rows
                          value="value"):  # column holding the metric
-    "Relative drop (clean − noisy)/clean in % per row, against the σ = 0 row with the same other keys."
+    "Relative drop (clean − noisy)/clean in % per row against the σ = 0 row with the same keys (NaN where clean is 0)."
+    _check_frame(df, ("sigma", value))
+    if not (df["sigma"] == 0).any():
+        raise ValueError("df has no clean rows (sigma == 0): the degradation is relative to them; evaluate with "
+                         "noise_levels that include 0")
     keys = [c for c in df.columns if c not in ("sigma", value) + _SUMMARY_COLS]
-    clean = df[df["sigma"] == 0].groupby(keys)[value].mean().rename("clean").reset_index()
-    out = df.merge(clean, on=keys, how="left")
-    out["degradation_pct"] = 100 * (out["clean"] - out[value]) / out["clean"]
+    if not keys: out = df.assign(clean=df.loc[df["sigma"] == 0, value].mean())   # one series of rows
+    else:
+        clean = df[df["sigma"] == 0].groupby(keys)[value].mean().rename("clean").reset_index()
+        out = df.merge(clean, on=keys, how="left")
+    out["degradation_pct"] = 100 * (out["clean"] - out[value]) / out["clean"].where(out["clean"] != 0)
     return out
 
 # %% ../nbs/20_extended_plt.ipynb #sds0cd01
@@ -619,13 +744,18 @@ def seed_evaluation(model,                               # an ExtendedPLT (fitte
                     k_values=(1, 3, 5),                  # cut-offs k
                     n_repeats=5,                         # noise seeds per training seed
                     random_state=0,                      # test-noise seed (the same draws for every fit)
+                    verbose=0,                           # >= 1: a progress bar over the training seeds
                     **kwargs):                           # to adversarial_evaluation (noise, inv_ps, ...)
     "Algorithm 1 for clones of `model` fitted per seed: a row per (train seed, noise seed, σ, k, metric)."
-    seeds = [int(s) for s in np.atleast_1d(train_seeds).tolist()]
-    if not seeds or min(seeds) < 0:
-        raise ValueError(f"train_seeds={train_seeds!r}: give one or more seeds >= 0.")
+    _check_model(model, fitted=False)
+    seeds = [check_int("train_seeds", s, 0, 2**31 - 1) for s in _values(train_seeds, "train_seeds")]
+    n_labels = _check_Y(Y_train, None).shape[1]       # what can be checked before the first fit, is
+    for s in _values(noise_levels, "noise_levels"): _check_sigma(s, "noise_levels")
+    for k in _values(k_values, "k_values"): check_int("k_values", k, 1, n_labels)
+    check_int("n_repeats", n_repeats, 1)
+    _check_seed(random_state, generators=False)
     frames = []
-    for s in seeds:
+    for s in _progress(seeds, _check_verbose(verbose), "training seeds"):
         m = clone(model).set_params(seed=s, random_state=s).fit(X_train, Y_train)
         ev = adversarial_evaluation(m, X, Y, noise_levels, k_values, n_repeats=n_repeats,
                                     random_state=random_state, **kwargs)
@@ -633,8 +763,10 @@ def seed_evaluation(model,                               # an ExtendedPLT (fitte
     return pd.concat(frames, ignore_index=True)
 
 def summarize_seeds(df,                # output of seed_evaluation (may carry extra key columns, e.g. model)
-                    confidence=0.95):  # level of the t interval over training seeds
+                    confidence=0.95):  # level of the t interval over training seeds, in (0, 1)
     "Mean ± SE over training seeds of the per-seed means over noise seeds, with the noise seeds' own spread."
+    _check_frame(df, ("value", "train_seed"))
+    confidence = check_float("confidence", confidence, 0, 1, closed="neither")
     drop = ("repeat", "value", "predict_time", "predict_cpu_time", "fit_time", "train_seed")
     keys = [c for c in df.columns if c not in drop]
     per = df.groupby(keys + ["train_seed"], sort=False, dropna=False)["value"].agg(["mean", "sem", "size"])
@@ -649,15 +781,26 @@ def summarize_seeds(df,                # output of seed_evaluation (may carry ex
 # %% ../nbs/20_extended_plt.ipynb #ad0c0575
 EXPLAIN_METHODS = ("magnitude", "occlusion")
 
+def _row(x):  # a 1×d CSR row
+    "A copy of `x` without stored zeros (zero features are never attributed or perturbed)."
+    x = x.copy()
+    x.eliminate_zeros()
+    return x
+
 def _instance(model, x):
-    "One instance as a 1×d CSR row (accepts a 1-D array, a 1×d array or CSR row)."
+    "One instance as a 1×d CSR row without stored zeros (a 1-D array, 1×d array, DataFrame or CSR row), checked."
+    check_feature_names(model, x, reset=False)
     if not sp.issparse(x) and not isinstance(x, (list, tuple)) and np.ndim(x) == 1:
         x = np.asarray(x).reshape(1, -1)
     x = _check_X(x, model.n_features_in_, name="x")
     if x.shape[0] != 1:
         raise ValueError(f"x must be one instance (1 row); got {x.shape[0]} rows: pass X[i].")
-    x.eliminate_zeros()
-    return x
+    return _row(x)
+
+def _check_label(model, label, x):  # x: a checked 1×d CSR row
+    "The label to explain: `label` checked against the model's labels, or for None the model's top label for x."
+    if label is None: return int(model._native(x, top_k=1)[0][0][0])
+    return check_int("label", label, 0, model.n_labels_ - 1)
 
 def _drop_features(x,       # 1×d CSR
                    drops):  # list of index arrays *into x.indices*
@@ -673,22 +816,22 @@ def _drop_features(x,       # 1×d CSR
 
 # %% ../nbs/20_extended_plt.ipynb #explcd01
 def attribution(model,                # a fitted ExtendedPLT
-                x,                    # one instance (1×d CSR or 1-D array)
+                x,                    # one instance (1×d CSR, 1-D array or one-row DataFrame)
                 label=None,           # label to explain (None: the model's top label for x)
                 method="occlusion"):  # "occlusion" (eq. 5) or "magnitude" (|x_j|, eq. 4)
     "Scores of every nonzero feature of `x`: returns (feature indices, scores, label)."
-    if method not in EXPLAIN_METHODS:
-        raise ValueError(f"method={method!r}: use one of {EXPLAIN_METHODS}.")
-    model._check_fitted()
+    _check_model(model)
+    method = check_choice("method", method, EXPLAIN_METHODS)
     x = _instance(model, x)
-    if label is None: label = model.predict_ranked(x, 1)[0][0]
-    if not 0 <= int(label) < model.n_labels_:
-        raise ValueError(f"label={label}: must be in [0, {model.n_labels_ - 1}].")
-    if x.nnz == 0: return np.array([], int), np.array([]), int(label)
-    if method == "magnitude": return x.indices.copy(), np.abs(x.data).astype(float), int(label)
+    return _attribution(model, x, _check_label(model, label, x), method)
+
+def _attribution(model, x, label, method):  # x: checked row without stored zeros; label, method: checked
+    "`attribution` on checked arguments."
+    if x.nnz == 0: return np.array([], int), np.array([]), label
+    if method == "magnitude": return x.indices.copy(), np.abs(x.data).astype(float), label
     batch = _drop_features(x, [[]] + [[i] for i in range(x.nnz)])   # row 0: x itself
-    p = model.label_proba(batch, label)
-    return x.indices.copy(), p[0] - p[1:], int(label)
+    p = model._label_proba(batch, label)
+    return x.indices.copy(), p[0] - p[1:], label
 
 # %% ../nbs/20_extended_plt.ipynb #explcd02
 def _names(names, n, what):  # names: None or a sequence of n names
@@ -698,12 +841,8 @@ def _names(names, n, what):  # names: None or a sequence of n names
     if len(names) != n: raise ValueError(f"{len(names)} {what} names given; the model has {n} {what}s.")
     return names
 
-def _explanation_frame(model, pairs, label, method, feature_names, label_names):
+def _explanation_frame(pairs, label, method, fn, ln):  # fn, ln: checked feature and label names, or None
     "An explanation's (feature, score) pairs as a tidy DataFrame, with feature and label names if known."
-    fn = _names(getattr(model, "feature_names_in_", None) if feature_names is None else feature_names,
-                model.n_features_in_, "feature")
-    ln = _names(getattr(model, "label_names_", None) if label_names is None else label_names,
-                model.n_labels_, "label")
     df = pd.DataFrame({"rank": np.arange(len(pairs), dtype=int), "feature": [f for f, _ in pairs],
                        "score": [v for _, v in pairs], "label": label, "method": method})
     if fn is not None: df.insert(2, "feature_name", fn[df.feature.to_numpy()] if len(df) else [])
@@ -719,17 +858,22 @@ def explain(model,               # a fitted ExtendedPLT
             feature_names=None,  # names of the d features (default: the fit's DataFrame columns, if any)
             label_names=None):   # names of the labels (default: the fit's label DataFrame columns, if any)
     "Top-k features of `x` as [(feature, score), ...]: x_j (magnitude, paper) or the occlusion drop."
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k={k!r}: must be a positive integer.")
-    feats, scores, label = attribution(model, x, label, method)
+    _check_model(model)
+    k = check_int("k", k, 1)
+    method = check_choice("method", method, EXPLAIN_METHODS)
+    as_frame = _check_flag("as_frame", as_frame)
+    fn = _names(getattr(model, "feature_names_in_", None) if feature_names is None else feature_names,
+                model.n_features_in_, "feature")
+    ln = _names(getattr(model, "label_names_", None) if label_names is None else label_names,
+                model.n_labels_, "label")
+    x = _instance(model, x)
+    feats, scores, label = _attribution(model, x, _check_label(model, label, x), method)
     order = np.lexsort((feats, -scores))[:k]          # best first, ties by feature index
     if method == "magnitude":
-        xv = _instance(model, x)
-        vals = dict(zip(xv.indices, xv.data))
+        vals = dict(zip(x.indices, x.data))
         pairs = [(int(feats[i]), float(vals[feats[i]])) for i in order]
     else: pairs = [(int(feats[i]), float(scores[i])) for i in order]
-    if not as_frame: return pairs
-    return _explanation_frame(model, pairs, label, method, feature_names, label_names)
+    return _explanation_frame(pairs, label, method, fn, ln) if as_frame else pairs
 
 # %% ../nbs/20_extended_plt.ipynb #3522e60c
 def _explain_method(self, x, k=5, label=None, method="magnitude",
@@ -747,47 +891,75 @@ for _name, _f in (("explain", _explain_method), ("adversarial_evaluation", _eval
 ExtendedPLT.fit_for_adversarial_examples = ExtendedPLT.fit_adversarial   # the paper's name
 
 # %% ../nbs/20_extended_plt.ipynb #f57ef0ff
-def deletion_curve(model, x,
-                   ranking,  # feature indices, most important first (nonzeros of x)
-                   label):
+def deletion_curve(model,    # a fitted ExtendedPLT
+                   x,        # one instance
+                   ranking,  # feature indices, most important first (nonzeros of x, each once; may be empty)
+                   label):   # the label whose probability is followed
     "P(label | x with the first i ranked features removed) for i = 0..len(ranking); one napkinXC call."
+    _check_model(model)
     x = _instance(model, x)
-    pos = {f: i for i, f in enumerate(x.indices)}
-    bad = [f for f in ranking if f not in pos]
-    if bad: raise ValueError(f"ranking contains features that are zero in x: {bad[:5]}")
-    order = [pos[f] for f in ranking]
-    return model.label_proba(_drop_features(x, [order[:i] for i in range(len(order) + 1)]), label)
+    label = check_int("label", label, 0, model.n_labels_ - 1)
+    return _deletion_curve(model, x, _check_ranking(ranking, x), label)
 
-def deletion_auc(curve):  # output of deletion_curve
+def _check_ranking(ranking, x):  # x: a checked row without stored zeros
+    "`ranking` as an int array of distinct nonzero features of x; else a TypeError or ValueError naming it."
+    r = np.asarray(ranking)
+    if r.ndim != 1: raise ValueError(f"ranking must be a 1-D sequence of feature indices; got {ranking!r}")
+    if r.size and (r.dtype.kind not in "iu"):
+        raise TypeError(f"ranking holds {r.dtype} values: feature indices are integers")
+    bad = np.setdiff1d(r, x.indices)
+    if bad.size: raise ValueError(f"ranking contains features that are zero in x: {bad[:5].tolist()}")
+    if len(np.unique(r)) < len(r): raise ValueError("ranking repeats features: each may be removed once")
+    return r.astype(np.int64)
+
+def _deletion_curve(model, x, ranking, label):  # checked arguments
+    "`deletion_curve` on checked arguments."
+    pos = {int(f): i for i, f in enumerate(x.indices)}
+    order = [pos[int(f)] for f in ranking]
+    return model._label_proba(_drop_features(x, [order[:i] for i in range(len(order) + 1)]), label)
+
+def deletion_auc(curve):  # output of deletion_curve: one or more probabilities
     "Area under a deletion curve with the x-axis scaled to [0, 1] (lower = more faithful ranking)."
-    curve = np.asarray(curve, float)
-    if len(curve) == 1: return float(curve[0])
-    return float(np.trapezoid(curve, np.linspace(0, 1, len(curve))))
+    try: c = np.asarray(curve, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"curve holds values that are not numbers: pass deletion_curve's output") from None
+    if c.ndim != 1 or c.size == 0:
+        raise ValueError(f"curve must be a non-empty 1-D sequence (deletion_curve's output); got shape {c.shape}")
+    if not np.isfinite(c).all(): raise ValueError("curve contains NaN or infinite values")
+    if len(c) == 1: return float(c[0])
+    return float(np.trapezoid(c, np.linspace(0, 1, len(c))))
 
 # %% ../nbs/20_extended_plt.ipynb #faith0cd
+_FAITHFULNESS_COLUMNS = ["instance", "label", "method", "nnz", "p_clean", "auc"]
+
 def faithfulness(model,                  # a fitted ExtendedPLT
                  X,                      # instances to explain (their top label is explained)
                  n_instances=50,         # how many rows (random, without replacement)
                  methods=("magnitude", "occlusion", "random"),
-                 random_state=None):
-    "Deletion-curve AUC per instance and explanation method (tidy DataFrame)."
-    X = _check_X(X, model.n_features_in_)
+                 random_state=None,      # None, an int >= 0 or a Generator
+                 verbose=0):             # >= 1: a progress bar over the instances
+    "Deletion-curve AUC per instance and explanation method (tidy DataFrame; no rows when no row has 2 nonzeros)."
+    _check_model(model)
+    X = model._validated(X)
+    n_instances = check_int("n_instances", n_instances, 1)
+    methods = [check_choice("methods", m, EXPLAIN_METHODS + ("random",)) for m in _values(methods, "methods")]
+    verbose = _check_verbose(verbose)
     rng = _rng(random_state)
     rows_ok = np.flatnonzero(np.diff(X.indptr) > 1)
     pick = rng.choice(rows_ok, size=min(n_instances, len(rows_ok)), replace=False)
     out = []
-    for i in pick:
-        x = X[[i]]
-        label = model.predict_ranked(x, 1)[0][0]
+    for i in _progress(pick, verbose, "faithfulness"):
+        x = _row(X[[i]])
+        label = _check_label(model, None, x)
         for m in methods:
             if m == "random": ranking = rng.permutation(x.indices)
             else:
-                feats, s, _ = attribution(model, x, label, m)
+                feats, s, _ = _attribution(model, x, label, m)
                 ranking = feats[np.lexsort((feats, -s))]
-            c = deletion_curve(model, x, ranking, label)
+            c = _deletion_curve(model, x, ranking, label)
             out.append(dict(instance=int(i), label=int(label), method=m, nnz=x.nnz, p_clean=float(c[0]),
                             auc=deletion_auc(c)))
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=_FAITHFULNESS_COLUMNS)
 
 # %% ../nbs/20_extended_plt.ipynb #53d2de34
 def _to_sphere(d, budget):
@@ -806,49 +978,61 @@ def _descend(model, z0, coords, delta, label, budget, n_steps, h):
     "Eq. (6): normalised finite-difference steps on the sphere; the iterate with the lowest P(label)."
     best, p_best = delta.copy(), np.inf
     for _ in range(n_steps):
-        p = model.label_proba(_probe_batch(z0, coords, delta, np.arange(len(coords)), h), label)
+        p = model._label_proba(_probe_batch(z0, coords, delta, np.arange(len(coords)), h), label)
         if p[0] < p_best and np.any(delta):   # row 0 is x + δ_t itself (on the sphere)
             best, p_best = delta.copy(), p[0]
         g = (p[1:] - p[0]) / h
         if not np.any(g): break
         delta = _to_sphere(delta - budget / n_steps * g / np.linalg.norm(g), budget)
-    p_last = model.label_proba(_probe_batch(z0, coords, delta, np.arange(0), h), label)[0]
+    p_last = model._label_proba(_probe_batch(z0, coords, delta, np.arange(0), h), label)[0]
     return delta if p_last < p_best else best
 
 # %% ../nbs/20_extended_plt.ipynb #atkcd01
 def worst_case_perturbation(model,           # a fitted ExtendedPLT
                             x,               # one instance
-                            budget,          # L2 radius ρ of the perturbation
+                            budget,          # L2 radius ρ of the perturbation (>= 0)
                             label=None,      # label whose probability is pushed down (None: top label)
                             noise="support", # "support": perturb stored nonzeros; "dense": every coordinate
-                            n_steps=5,       # gradient steps
-                            h=1e-2,          # finite-difference step
+                            n_steps=5,       # gradient steps (0: the start, scaled to the budget)
+                            h=1e-2,          # finite-difference step (> 0)
                             start=None):     # initial perturbation of the perturbed coordinates
                                              # (e.g. the Gaussian draw); None: 0
     "Eq. (6): a black-box perturbation of L2 norm `budget` lowering P(label | x): (x + δ, P, P after)."
-    if noise not in NOISE_KINDS: raise ValueError(f"noise={noise!r}: use one of {NOISE_KINDS}.")
-    budget = _check_sigma(budget)
+    _check_model(model)
+    noise = check_choice("noise", noise, NOISE_KINDS)
+    budget = _check_sigma(budget, "budget")
+    n_steps = check_int("n_steps", n_steps, 0)
+    h = check_float("h", h, 0, closed="neither")
     x = _instance(model, x)
-    if label is None: label = model.predict_ranked(x, 1)[0][0]
+    return _worst_case(model, x, budget, _check_label(model, label, x), noise, n_steps, h, start)
+
+def _check_start(start, n):  # n: the number of perturbed coordinates
+    "`start` as a float array of n finite numbers (None: zeros); else a TypeError or ValueError naming it."
+    if start is None: return np.zeros(n)
+    try: d = np.asarray(start, np.float64).ravel().copy()
+    except (TypeError, ValueError): raise TypeError("start holds values that are not numbers") from None
+    if d.shape != (n,): raise ValueError(f"start has {d.size} entries; the attack perturbs {n} coordinates.")
+    if not np.isfinite(d).all(): raise ValueError("start contains NaN or infinite values")
+    return d
+
+def _worst_case(model, x, budget, label, noise, n_steps, h, start):  # checked arguments
+    "`worst_case_perturbation` on checked arguments."
     coords = x.indices if noise == "support" else np.arange(x.shape[1])
     z0 = x.toarray().ravel().astype(np.float64)
-    delta = np.zeros(len(coords)) if start is None else np.asarray(start, np.float64).ravel().copy()
-    if delta.shape != (len(coords),):
-        raise ValueError(f"start has {delta.size} entries; the attack perturbs {len(coords)} coordinates.")
-    p_before = model.label_proba(sp.csr_matrix(z0[None].astype(np.float32)), label)[0]
+    delta = _check_start(start, len(coords))
+    p_before = model._label_proba(sp.csr_matrix(z0[None].astype(np.float32)), label)[0]
     best = _to_sphere(delta, budget)
     if budget > 0 and len(coords): best = _descend(model, z0, coords, best, label, budget, n_steps, h)
     Z = z0.copy()
     Z[coords] += best
     z = sp.csr_matrix(Z[None].astype(np.float32))
-    return z, float(p_before), float(model.label_proba(z, label)[0])
+    return z, float(p_before), float(model._label_proba(z, label)[0])
 
 # %% ../nbs/20_extended_plt.ipynb #atkcd02
 def _attack_start(noise, Xs, Xg, i):
     "Row i's Gaussian draw over the coordinates `worst_case_perturbation` perturbs."
     if noise == "dense": return (Xg[i] - Xs[i]).toarray().ravel()
-    xi = Xs[[i]].copy()
-    xi.eliminate_zeros()        # support: the stored nonzeros of the clean row
+    xi = _row(Xs[[i]])          # support: the stored nonzeros of the clean row
     return Xg[i].toarray().ravel()[xi.indices].astype(np.float64) - xi.data
 
 def attack_evaluation(model,              # a fitted ExtendedPLT
@@ -858,23 +1042,35 @@ def attack_evaluation(model,              # a fitted ExtendedPLT
                       k_values=(1, 3),    # P@k reported
                       n_instances=200,    # random test rows attacked (each costs nnz·steps predictions)
                       n_steps=5,          # steps of eq. (6)
-                      random_state=None):
+                      random_state=None,  # None, an int >= 0 or a Generator
+                      verbose=0):         # >= 1: a progress bar over the attacked rows
     "P@k on clean, Gaussian-noisy and worst-case inputs with the same per-instance L2 norm (tidy DataFrame)."
-    X = _check_X(X, model.n_features_in_)
-    Y = _check_Y(Y, X.shape[0], model.n_labels_)
+    _check_model(model)
+    X = model._validated(X)
+    Y = _labels_for(model, Y, X.shape[0])
+    sigma = _check_sigma(sigma)
+    noise = check_choice("noise", noise, NOISE_KINDS)
+    ks = [model._check_k(k, "k_values") for k in _values(k_values, "k_values")]
+    n_instances = check_int("n_instances", n_instances, 1)
+    n_steps = check_int("n_steps", n_steps, 0)
+    verbose = _check_verbose(verbose)
     rng = _rng(random_state)
     pick = np.sort(rng.choice(X.shape[0], size=min(n_instances, X.shape[0]), replace=False))
     Xs, Ys = X[pick], Y[pick]
     Xg = add_noise(Xs, sigma, noise, rng)
     budgets = np.sqrt(np.asarray((Xg - Xs).multiply(Xg - Xs).sum(1)).ravel())
-    Xw = sp.vstack([worst_case_perturbation(model, Xs[[i]], budgets[i], noise=noise, n_steps=n_steps,
-                                            start=_attack_start(noise, Xs, Xg, i))[0]
-                    for i in range(Xs.shape[0])], format="csr")
-    kmax, rows = max(k_values), []
+    attacked = []
+    for i in _progress(range(Xs.shape[0]), verbose, "worst-case attack"):
+        x = _row(Xs[[i]])
+        z = _worst_case(model, x, float(budgets[i]), _check_label(model, None, x), noise, n_steps, 1e-2,
+                        _attack_start(noise, Xs, Xg, i))[0]
+        attacked.append(z)
+    Xw = sp.vstack(attacked, format="csr")
+    kmax, rows = max(ks), []
     for name, Z in (("clean", Xs), ("gaussian", Xg), ("worst_case", Xw)):
-        S = model.predict_proba(Z, kmax, as_csr=True)
+        S = model._topk_csr(Z, kmax)
         l2 = np.sqrt(np.asarray((Z - Xs).multiply(Z - Xs).sum(1)).ravel())
-        for k in k_values:
+        for k in ks:
             rows.append(dict(perturbation=name, sigma=sigma, noise=noise, k=k, metric="P@k",
                              value=float(precision_at_k(Ys, S, k)), mean_l2=float(l2.mean()), n=len(pick)))
     return pd.DataFrame(rows)
