@@ -744,6 +744,38 @@ def test_gpu_check_script(tmp_path):
     assert (sc.fit_s_cuda >= sc.train_s).all() and (sc.H == np.ceil(np.sqrt(sc.D * sc.C))).all()
 
 
+def test_gpu_check_prep_and_a_dry_run_on_the_carried_data(tmp_path, need_data):
+    "--prep (make gpu-check-prep, without the wheels here) copies the real sets, and the script runs on the copies alone."
+    import json, subprocess, sys
+    need_data("bibtex", "delicious")
+    root = Path(__file__).parents[1]
+    script = root / "benchmarks" / "check_fals_gpu.py"
+    r = subprocess.run([sys.executable, str(script), "--prep", str(tmp_path / "prep"), "--no-wheels"], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    spec = __import__("importlib.util").util.spec_from_file_location("check_fals_gpu", script)
+    mod = __import__("importlib.util").util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.DEVICE_COMMAND in r.stdout and " ".join(mod.__doc__.split()).count(mod.DEVICE_COMMAND) == 1
+    assert "--prep .gpudata" in (root / "Makefile").read_text().split("gpu-check-prep:")[-1]
+    data = tmp_path / "prep" / "data"
+    assert sorted(f.name for f in data.rglob("*.gz")) == ["bibtex-test.arff.gz", "bibtex-train.arff.gz",
+                                                          "delicious-test.arff.gz", "delicious-train.arff.gz"]
+    assert (tmp_path / "prep" / "COMMIT").read_text().strip()
+    # the device command's run, on a CPU: only the carried data can be found (no staged folder, an empty cache)
+    env = {k: v for k, v in os.environ.items() if k != "MLXPLAIN_DATA"}
+    env.update(PYTHONPATH=str(root), MLXPLAIN_DATA=str(data), MLXPLAIN_CACHE=str(tmp_path / "cache"),
+               MLXPLAIN_MIRROR="file:///nonexistent")
+    r = subprocess.run([sys.executable, str(script), "--device", "cpu", "--quick", "--rows", "60", "--sets",
+                        "bibtex,delicious", "--no-scale", "--agree-labels", "20", "--out", str(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads((tmp_path / "gpu_cpu_dryrun.json").read_text())
+    assert (out["bibtex"]["N"], out["bibtex"]["D"], out["bibtex"]["C"]) == (60, 1836, 159)
+    assert (out["delicious"]["N"], out["delicious"]["D"], out["delicious"]["C"]) == (60, 500, 983)
+    assert out["bibtex"]["scores_rel_err"] < 1e-5
+
+
 def test_xc_generator_planted_features_are_found_by_fals():
     from mlxplain.data import make_xc_label_specific
     ds, rel = make_xc_label_specific(n_samples=2000, n_features=300, n_labels=8, nnz_per_row=25, labels_per_row=2,
