@@ -558,10 +558,10 @@ def _predict_X(est, X, attr):  # est: the estimator; attr: the fitted attribute 
     check_feature_names(est, X, reset=False)
     return check_X(X, n_features=est.n_features_in_, estimator=est)
 
-def _loss_score(est, X, Y, loss, sample_weight=None):  # loss: a per-instance cost c(Y, P) -> (n,)
-    "The negated mean `loss` of est's predictions of X against Y: greater is better, scikit-learn's convention."
-    Yc, P, w = est._score_rows(X, Y, sample_weight)
-    return -float(np.average(_call_cost(loss, Yc, P), weights=w))
+def _negated_loss(loss, rows):  # loss: a per-instance cost c(Y, P) -> (n,); rows: (Y, P, w) from `_score_rows`
+    "The negated (weighted) mean `loss` of the predictions P against Y: greater is better, scikit-learn's convention."
+    Y, P, w = rows
+    return -float(np.average(_call_cost(loss, Y, P), weights=w))
 
 def _check_Y(Y, N):
     "Y as a dense (N, K) int8 0/1 matrix (`mlxplain.checks.check_Y`); this chapter wants it 2-D."
@@ -838,7 +838,7 @@ def predict(self: PRAkEL, X):
 @patch
 def score(self: PRAkEL, X, Y, sample_weight=None):
     "The negated mean `loss` of the predictions (greater is better): what PRAkEL is trained for (see above)."
-    return _loss_score(self, X, Y, resolve_loss(self.loss), sample_weight)
+    return _negated_loss(resolve_loss(self.loss), self._score_rows(X, Y, sample_weight))
 
 # %% ../nbs/30_prakel.ipynb #2c45d7fe
 class _LinearLP:
@@ -982,9 +982,10 @@ def _set_costs(self: CSRAkEL, costs, Y):
 @patch
 def score(self: CSRAkEL, X, Y, sample_weight=None):
     "The negated weighted Hamming loss of the predictions under `weights` (greater is better): what CS-RAkEL is trained for."
-    K = self.n_labels_ if hasattr(self, "n_labels_") else np.shape(Y)[-1]
+    rows = self._score_rows(X, Y, sample_weight)   # NotFittedError first
+    K = self.n_labels_
     w = np.ones(K) if self.weights is None else _label_weights("weights", self.weights, ((K,), "(K,)"))
-    return _loss_score(self, X, Y, weighted_hamming(w), sample_weight)
+    return _negated_loss(weighted_hamming(w), rows)
 
 # %% ../nbs/30_prakel.ipynb #3f5edd9e
 def _check_knn(est, X, N):  # est: an ML-kNN; X: validated features; N: training rows
@@ -1151,7 +1152,7 @@ def predict(self: EPCC, X, loss=None):  # loss: override the inference loss
 @patch
 def score(self: EPCC, X, Y, sample_weight=None):
     "The negated mean `loss` of the predictions (greater is better): the loss EPCC's inference minimises."
-    return _loss_score(self, X, Y, resolve_loss(self.loss), sample_weight)
+    return _negated_loss(resolve_loss(self.loss), self._score_rows(X, Y, sample_weight))
 
 # %% ../nbs/30_prakel.ipynb #6d3ebf18
 def _loo_neighbours(nn, X, k):  # nn: NearestNeighbors fitted on X; k neighbours wanted
