@@ -86,3 +86,11 @@ clean:
 
 readme: env
 	$(BIN)/python tools/make_readme.py nbs/index.ipynb
+
+# The FALS GPU check from this checkout alone: the device machine gets the tracked files and the folders a call
+# carries, not ../shared, so this fills the ignored folder .gpudata/ with the wheels its image lacks (Python 3.12,
+# manylinux x86_64, pinned to this .venv's versions), the bibtex and delicious splits from $(MLXPLAIN_DATA) and the
+# commit; the one command to run there, with carry [".gpudata"], is in benchmarks/check_fals_gpu.py's docstring.
+.PHONY: gpu-check-prep
+gpu-check-prep: env
+	$(BIN)/python benchmarks/check_fals_gpu.py --prep .gpudata

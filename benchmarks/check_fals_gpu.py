@@ -19,7 +19,19 @@ scipy versions and the code's git commit.
 
 Without CUDA the script prints why and exits with status 0, writing nothing. `--device cpu --quick` is a dry run of
 the whole script on the CPU with small synthetic sets (for tests; its `cuda` numbers are CPU numbers, and the JSON's
-`device` says so).
+`device` says so); `--rows N` takes the first N training rows of the real sets instead of their stand-ins, so
+`--device cpu --quick --rows 300` is a dry run on the data the device machine gets.
+
+On this project's GPU machine (the `run` tool of the device machine, which gets this checkout's tracked files and
+the folders named in `carry`, not ../shared): first, here, `make gpu-check-prep` (`--prep .gpudata`) fills the ignored
+folder `.gpudata/` with the wheels of what that machine's image lacks (fastcore; scikit-learn and the pure-Python
+packages it needs, at this checkout's versions), for Python 3.12 on manylinux x86_64, the bibtex and delicious splits copied from $MLXPLAIN_DATA (make sets it
+to ../shared/data), and the commit. Then one call, with carry [".gpudata"] and timeout_s 540:
+
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .gpudata/whl/*.whl && export PYTHONPATH=/tmp/site:$PWD MLXPLAIN_DATA=$PWD/.gpudata/data PYTHONUNBUFFERED=1 && python3 benchmarks/check_fals_gpu.py --out $OUT
+
+It writes $OUT/gpu_<card>.json (gpu_h200.json on an H200), which comes back; copy it to nbs/results/fals/. In
+gpu_h100.json the four timed CPU fits of bibtex and delicious took 45 s together, the GPU's 5 s.
 """
 import argparse, datetime, json, os, platform, re, subprocess, sys, time
 from pathlib import Path
@@ -29,6 +41,19 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = ("bibtex", "delicious", "xc")
+REAL_SETS = SETS[:2]                     # the staged data sets; xc is generated
+PREP_DIR = ROOT / ".gpudata"             # git-ignored: what the device machine gets beside the tracked files
+# the device machine's image has torch, numpy, scipy, pandas and tqdm but not fastcore; scikit-learn travels at this
+# checkout's version (mlxplain needs >= 1.6; the tests here ran with it), with the pure-Python packages it needs beside
+# numpy and scipy, at this checkout's versions too
+WHEELS = ("fastcore", "scikit-learn", "joblib", "threadpoolctl", "narwhals")
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
+             "manylinux1_x86_64")
+# the command run there (also in the docstring above, which a test compares with it)
+DEVICE_COMMAND = ("python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "
+                  "/tmp/site .gpudata/whl/*.whl && export PYTHONPATH=/tmp/site:$PWD MLXPLAIN_DATA=$PWD/.gpudata/data "
+                  "PYTHONUNBUFFERED=1 && python3 benchmarks/check_fals_gpu.py --out $OUT")
+DEVICE_CARRY = [".gpudata"]
 
 
 def parse(argv=None):
@@ -40,7 +65,13 @@ def parse(argv=None):
     ap.add_argument("--agree-labels", type=int, default=400, help="labels scored on both devices for large C")
     ap.add_argument("--agree-rows", type=int, default=4000, help="instances scored on both devices for large N")
     ap.add_argument("--no-scale", action="store_true", help="leave out the FALS fit times over bench_fals.py's scale grid")
+    ap.add_argument("--rows", type=int, default=None, help="the first N training rows of bibtex and delicious (their "
+                    "real data, also with --quick)")
+    ap.add_argument("--prep", metavar="DIR", default=None, help="fill DIR (make gpu-check-prep: .gpudata) with what "
+                    "the device machine needs (wheels, data, commit), print the command to run there, and exit")
+    ap.add_argument("--no-wheels", action="store_true", help="with --prep: the data and the commit only (no pip download)")
     args = ap.parse_args(argv)
+    if args.rows is not None and args.rows < 1: ap.error("--rows must be >= 1")
     bad = set(args.sets.split(",")) - set(SETS)
     if bad: ap.error(f"--sets: unknown {sorted(bad)}; choose from {', '.join(SETS)}")
     if args.agree_labels < 1 or args.agree_rows < 1: ap.error("--agree-labels and --agree-rows must be >= 1")
@@ -56,13 +87,16 @@ def card_name(name):
     return m.group(1).lower() if m else re.sub(r"[^a-z0-9]+", "_", (name or "cuda").lower()).strip("_")
 
 
-def load_set(name, quick):
-    "(X, Y) of one set: the training split, or the synthetic Eurlex-4K-shaped set; small stand-ins with --quick."
+def load_set(name, quick, rows=None):
+    "(X, Y) of one set: the training split (its first `rows`), or the synthetic Eurlex-4K-shaped set; small stand-ins with --quick."
     from mlxplain.data import load_split, make_label_specific, make_xc_label_specific
     if name == "xc":
         shape = dict(n_samples=1500, n_features=300, n_labels=40, nnz_per_row=20, labels_per_row=2) if quick else {}
         ds, _ = make_xc_label_specific(random_state=0, **shape)
         return ds.X, ds.Y_dense
+    if rows is not None:
+        tr, _ = load_split(name)
+        return tr.X[:rows], tr.Y_dense[:rows]
     if quick:
         ds, _ = make_label_specific(n_samples=800, n_features=150, n_labels=8, sparse=True,
                                     random_state=SETS.index(name))
@@ -80,6 +114,8 @@ def versions(dev):
     try: out["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                                         timeout=10).stdout.strip() or None
     except (OSError, subprocess.SubprocessError): out["commit"] = None
+    if out["commit"] is None and (PREP_DIR / "COMMIT").is_file():   # a copy without .git: the commit --prep recorded
+        out["commit"] = (PREP_DIR / "COMMIT").read_text().strip() or None
     if dev.type == "cuda":
         p = torch.cuda.get_device_properties(dev)
         out.update(device=p.name, gpu=p.name, capability=f"{p.major}.{p.minor}", gpu_memory_gb=round(p.total_memory / 2**30, 1))
@@ -120,7 +156,7 @@ def check_set(name, args, dev, cores):
     import warnings
     warnings.simplefilter("ignore")
     from mlxplain.fals import FALS, tlp_scores, _check_X
-    try: X, Y = load_set(name, args.quick)
+    try: X, Y = load_set(name, args.quick, args.rows)
     except Exception as e:   # no staged data and no network: say so in the JSON, go on with the other sets
         return {"skipped": f"data not available: {type(e).__name__}: {e}"}
     row = {"N": X.shape[0], "D": X.shape[1], "C": Y.shape[1], "nnz_per_row": round(X.nnz / X.shape[0], 1)}
@@ -208,8 +244,46 @@ def check_scale(args, dev):
     return rows
 
 
+def prep(out, wheels=True):
+    "Fill `out` with what the device run needs beyond the tracked files: wheels, the real sets' splits, the commit."
+    import importlib.metadata, shutil, warnings
+    from mlxplain.data import fetch, load_split
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if wheels:   # one version of each (two stop the install there): the folder is refilled
+        whl = out / "whl"
+        shutil.rmtree(whl, ignore_errors=True)
+        pins = [f"{n}=={importlib.metadata.version(n)}" for n in WHEELS]
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "--python-version", "3.12", "--implementation", "cp",
+                        *[a for p in PLATFORMS for a in ("--platform", p)], "-d", str(whl), *pins], check=True)
+    data = out / "data"
+    shutil.rmtree(data, ignore_errors=True)
+    for name in REAL_SETS:
+        for split in ("train", "test"):
+            src = fetch(name, split=split)[split]
+            (data / src.parent.name).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, data / src.parent.name / src.name)
+        with warnings.catch_warnings():   # the copies, not the originals, and checksums that match the registry
+            warnings.simplefilter("error")
+            if not all(Path(fetch(name, data_home=data, split=s)[s]).resolve().is_relative_to(data.resolve())
+                       for s in ("train", "test")):
+                raise RuntimeError(f"{name}: the copies in {data} are not the files that load")
+            load_split(name, data_home=data)
+    git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+    try: commit = git("rev-parse", "HEAD") + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+    except (OSError, subprocess.SubprocessError): commit = ""
+    (out / "COMMIT").write_text(commit + "\n")
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"{out}: {size / 2**20:.1f} MiB ({', '.join(sorted(f.name for f in out.rglob('*.whl'))) or 'no wheels'}; "
+          f"{', '.join(REAL_SETS)}; commit {commit or 'unknown'}). On the device machine, carry {DEVICE_CARRY}:\n"
+          f"{DEVICE_COMMAND}")
+    return 0
+
+
 def main(argv=None):
     args = parse(argv)
+    if args.prep is not None: return prep(args.prep, wheels=not args.no_wheels)
     dev = torch.device(args.device)
     if dev.type == "cuda" and not torch.cuda.is_available():
         print(f"check_fals_gpu: no CUDA device on this machine (torch {torch.__version__}, built with CUDA "

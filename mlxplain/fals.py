@@ -16,8 +16,8 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k, check_int, check_float, check_X, check_Y
-from .learners import MultiLabelClassifierMixin
+from .checks import check_k, check_int, check_float, check_X, check_Y, check_feature_names
+from .learners import MultiLabelClassifierMixin, check_verbose, progress
 
 # %% auto #0
 __all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_cost_model', 'tlp_costs',
@@ -40,9 +40,13 @@ def _resolve_device(device):
     return dev
 
 # %% ../nbs/10_fals.ipynb #3af16141-s1
-def _check_X(X, dtype=np.float32):  # dtype of the result; None keeps a float X's own (transform only selects columns)
+def _check_X(X,
+             dtype=np.float32,   # dtype of the result; None keeps a float X's own (transform only selects columns)
+             n_features=None,    # the width seen in fit (None: not checked)
+             estimator=None):    # the fitted estimator, named when the width differs
     "X as a float32 ndarray or CSR through `mlxplain.checks.check_X`; data that is not numbers is a TypeError."
-    try: return check_X(X, dtype=(np.float64, np.float32) if dtype is None else dtype)
+    try: return check_X(X, dtype=(np.float64, np.float32) if dtype is None else dtype, n_features=n_features,
+                        estimator=estimator)
     except ValueError as e:   # text, dates, complex values: the wrong type of data
         if "real numbers" in str(e) and "Complex" not in str(e): raise TypeError(str(e)) from None
         raise
@@ -441,12 +445,6 @@ def attribution_scores(model, X, method="ig", steps=50, device="cpu", batch_elem
     return (S / N).cpu().numpy()
 
 # %% ../nbs/10_fals.ipynb #0149a882
-def _feature_names(X):
-    "Column names of a pandas DataFrame whose column labels are all strings (scikit-learn's rule), else None."
-    cols = getattr(X, "columns", None)
-    if cols is None or not all(isinstance(c, str) for c in cols): return None
-    return np.asarray(cols, dtype=object)
-
 def _output_config(est):
     "'pandas' when `set_output(transform='pandas')` (or scikit-learn's global config) asks for DataFrames."
     from sklearn.utils._set_output import _get_output_config
@@ -460,12 +458,6 @@ class _LabelSelector(SelectorMixin, BaseEstimator, auto_wrap_output_keys=None):
         tags.input_tags.sparse = True
         return tags
 
-    def _set_feature_names(self, X):
-        "Keep a DataFrame's string column names as `feature_names_in_`; else forget those of an earlier fit."
-        names = _feature_names(X)
-        if names is not None: self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"): del self.feature_names_in_
-
     def _get_support_mask(self):
         "The union of the labels' masks (what SelectorMixin's generic methods use)."
         return self.get_support()
@@ -473,7 +465,8 @@ class _LabelSelector(SelectorMixin, BaseEstimator, auto_wrap_output_keys=None):
     def get_support(self, indices=False, label=None):
         "Mask (or indices) of the features kept for `label`; label=None: the union over labels."
         check_is_fitted(self, "selected_mask_")
-        m = self.selected_mask_.any(0) if label is None else self.selected_mask_[label]
+        if label is None: m = self.selected_mask_.any(0)
+        else: m = self.selected_mask_[check_int("label", label, 0, len(self.selected_mask_) - 1)]
         return np.flatnonzero(m) if indices else m
 
 # %% ../nbs/10_fals.ipynb #0149a882-s1
@@ -495,13 +488,8 @@ def get_feature_names_out(self: _LabelSelector, input_features=None, label=None)
 def transform(self: _LabelSelector, X, label=None):
     "X restricted to `label`'s selected features (label=None: the union); a DataFrame for pandas output."
     check_is_fitted(self, "selected_mask_")
-    names, fitted = _feature_names(X), getattr(self, "feature_names_in_", None)
-    if names is not None and fitted is not None and not np.array_equal(names, fitted):
-        raise ValueError("X's columns are not the feature names seen in fit (same names, same order)")
-    Xc = _check_X(X, dtype=None)
-    if Xc.shape[1] != self.n_features_in_:
-        raise ValueError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
-                         f"{self.n_features_in_} features as input (the D it was fitted on)")
+    check_feature_names(self, X, reset=False)   # a DataFrame's columns: the names seen in fit, in their order
+    Xc = _check_X(X, dtype=None, n_features=self.n_features_in_, estimator=self)
     out = Xc[:, self.get_support(indices=True, label=label)]
     if _output_config(self) != "pandas": return out
     if sp.issparse(out):
@@ -584,6 +572,7 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
               weight_decay=0.0, # L2 penalty
               seed=0,           # seed of the mini-batch order
               device="cpu",
+              verbose=0,        # > 0: a tqdm progress bar over the epochs, with the last epoch's loss
              ) -> list:
     "Train `model` in place by Adam on BCE, shuffled mini-batches, left in eval mode; per-epoch mean loss."
     Y = Y.toarray() if sp.issparse(Y) else Y
@@ -593,7 +582,10 @@ def train_tlp(model,            # a network returning logits: make_tlp's, a Bloc
     opt = _adam(params, lr, weight_decay)
     lossf = nn.BCEWithLogitsLoss()
     model.train()
-    hist = [_epoch(X, Yt, forward, opt, lossf, rng, batch_size, device, sparse_ok) for _ in range(epochs)]
+    hist, bar = [], progress(range(epochs), verbose, "training", "epoch")
+    for _ in bar:
+        hist.append(_epoch(X, Yt, forward, opt, lossf, rng, batch_size, device, sparse_ok))
+        bar.set_postfix(loss=f"{hist[-1]:.4g}", refresh=False)
     model.eval()
     finish()
     return hist
@@ -632,11 +624,13 @@ class FALS(_LabelSelector):
                  # instances averaged in Eq. 12: None = all N (the paper), an int, or a fraction of N
                  score_subsample=None,
                  # True: standardise dense X (divide a CSR X by each feature's max |x|, no centring)
-                 # inside fit, so scores do not depend on feature units; False: raw X, as in the paper
+                 # inside fit, so scores do not depend on feature units; False: raw X, as in the paper.
+                 # The rule of the training X is applied at predict_proba to X of either container
                  scale=True,
                  device="cpu",         # 'cpu', 'cuda' or 'cuda:0' (error if CUDA is missing)
                  n_threads=None,       # torch threads in fit; None: 1 below 2**22 weights, else min(4, cores)
                  random_state=None,    # seed: same seed, same scores
+                 verbose=0,            # > 0: a progress bar over the training epochs (tqdm)
                  **deprecated,         # score_samples: the old name of score_subsample (FutureWarning)
                 ):
         self.k, self.variant, self.attribution, self.hidden = k, variant, attribution, hidden
@@ -645,6 +639,7 @@ class FALS(_LabelSelector):
         score_subsample = _renamed(deprecated, score_subsample)
         self.ig_steps, self.score_subsample, self.scale = ig_steps, score_subsample, scale
         self.device, self.n_threads, self.random_state = device, n_threads, random_state
+        self.verbose = verbose
 
     def set_params(self, **params):
         "scikit-learn's `set_params`; the old name `score_samples` still sets `score_subsample` (with a warning)."
@@ -691,20 +686,26 @@ def _validate(self: FALS, N, D):
         if not 1 <= n <= N: raise ValueError(msg)
     _check_n_threads(self.n_threads)
     _check_random_state(self.random_state)
+    check_verbose(self.verbose)
     return check_k(self.k, D), n
 
 # %% ../nbs/10_fals.ipynb #0c11fc05-s2
 @patch
 def _scale(self: FALS, X):
-    "X in the network's training units: standardised (dense) or max-abs scaled (CSR) when `scale=True`."
-    if not self.scale: return X
-    if sp.issparse(X):
-        return sp.csr_matrix(X @ sp.diags(self.scale_.astype(np.float32)), dtype=np.float32)
+    "X in the network's training units, by the rule fitted on the training X (`center_`, `scale_`), whatever X's container."
+    if self.scale_ is None: return X                           # scale=False
+    if self.center_ is None:                                   # fitted on CSR: no centring, a CSR X stays sparse
+        if sp.issparse(X): return sp.csr_matrix(X @ sp.diags(self.scale_), dtype=np.float32)
+        return (X * self.scale_).astype(np.float32)
+    if sp.issparse(X): X = X.toarray()                         # fitted on dense X: centred
     return ((X - self.center_) * self.scale_).astype(np.float32)
 
 @patch
 def _fit_scale(self: FALS, X):
-    "Per-feature factors from the training X (a constant feature keeps factor 1); X in training units."
+    "Per-feature factors from the training X (a constant feature keeps factor 1; none for scale=False); X in training units."
+    if not self.scale:
+        self.center_ = self.scale_ = None
+        return X
     if sp.issparse(X):
         m = np.asarray(abs(X).max(0).todense()).ravel()
         self.center_ = None
@@ -719,14 +720,14 @@ def _fit_scale(self: FALS, X):
 @patch
 def fit(self: FALS, X, Y):
     "Train the perceptron on (X, Y) and set `scores_` (C×D), `selected_`, `selected_mask_` and `model_`."
-    self._set_feature_names(X)
+    check_feature_names(self, X, reset=True)   # a DataFrame's column names, checked at transform and predict_proba
     X = _check_X(X)
     Y = _check_Y(Y, X.shape[0])
     N, D = X.shape
     C = Y.shape[1]
     self.k_, n_score = self._validate(N, D)
     dev = _resolve_device(self.device)
-    if self.scale: X = self._fit_scale(X)
+    X = self._fit_scale(X)
     H = self.hidden_ = _resolve_hidden(self.hidden, D, C, self.variant)
     const = np.flatnonzero(Y.min(0) == Y.max(0))
     if len(const):
@@ -760,7 +761,7 @@ def _fit_scores(self: FALS, X, Y, N, n_score, seed, dev):
         net = BlockTLP if self.variant == "falsb" else make_tlp
         model = net(D, self.hidden_, C, self.dropout).to(dev)
         self.loss_curve_ = train_tlp(model, X, Y, self.epochs, self.batch_size, self.lr,
-                                     self.weight_decay, seed, dev)
+                                     self.weight_decay, seed, dev, self.verbose)
     t1 = time.perf_counter()
     power = 1 if self.variant in ("fils", "fims") else 2
     Xs = X
@@ -778,15 +779,13 @@ def _fit_scores(self: FALS, X, Y, N, n_score, seed, dev):
 def predict_proba(self: FALS, X):
     "The perceptron's own N×C probabilities (a weak multi-label learner; FALS only needs its gradients)."
     check_is_fitted(self, "model_")
-    X = _check_X(X)
+    check_feature_names(self, X, reset=False)
+    X = _check_X(X, n_features=self.n_features_in_, estimator=self)
     dev = next(self.model_.parameters()).device
-    if X.shape[1] != self.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but FALS is expecting {self.n_features_in_} "
-                         "features as input (the D it was fitted on)")
-    X = self._scale(X)
+    rows = max(1, min(4096, (1 << 24) // X.shape[1]))   # a batch, scaled (densified where the rule centres): ≤ 2**24 values
     with torch.no_grad():
-        return np.vstack([torch.sigmoid(self.model_(_batch(X, i, dev))).cpu().numpy()
-                          for i in _batches(X.shape[0], 4096)])
+        return np.vstack([torch.sigmoid(self.model_(_batch(self._scale(X[i]), slice(None), dev))).cpu().numpy()
+                          for i in _batches(X.shape[0], rows)])
 
 # %% ../nbs/10_fals.ipynb #e3a1f0c4
 def _train_reference(model, X, Y, epochs, batch_size, lr, seed, weight_decay=0.0):
@@ -881,7 +880,7 @@ class _PerLabelSelector(_LabelSelector):
 
     def fit(self, X, Y):
         "Score every feature for every label with one binary model each and keep the top k per label."
-        self._set_feature_names(X)
+        check_feature_names(self, X, reset=True)
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
         D, C = X.shape[1], Y.shape[1]
@@ -932,7 +931,13 @@ class LIFT(MultiLabelClassifierMixin, TransformerMixin, BaseEstimator):
 
     def fit_features(self, X, Y):
         "Only the clustering step (LIFT's dimensionality reduction): sets `centers_`."
+        self._fit_features(X, Y)
+        return self
+
+    def _fit_features(self, X, Y):
+        "The clustering step; returns the validated (X, Y) for `fit`."
         from sklearn.cluster import KMeans
+        check_feature_names(self, X, reset=True)
         X = _check_X(X)
         Y = _check_Y(Y, X.shape[0])
         check_float("ratio", self.ratio, 0, 1, closed="right")
@@ -947,44 +952,41 @@ class LIFT(MultiLabelClassifierMixin, TransformerMixin, BaseEstimator):
             cen = [KMeans(m, n_init=1, max_iter=self.max_iter, random_state=self.random_state)
                    .fit(X[s]).cluster_centers_ for s in (pos, ~pos)]
             self.centers_.append(np.vstack(cen).astype(np.float32))
-        self._Y = Y
-        return self
+        return X, Y
 
 # %% ../nbs/10_fals.ipynb #214ffa65-s1
 @patch
 def _lift_X(self: LIFT, X, attr):  # attr: the fitted attribute the caller needs
     "Fitted? (NotFittedError otherwise) — then X validated, with the training width."
     check_is_fitted(self, attr)
-    X = _check_X(X)
-    if X.shape[1] != self.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but LIFT is expecting {self.n_features_in_} features "
-                         "as input (the D it was fitted on)")
-    return X
+    check_feature_names(self, X, reset=False)
+    return _check_X(X, n_features=self.n_features_in_, estimator=self)
+
+@patch
+def _distances(self: LIFT, X, c):  # X: validated; c: a label
+    "Label c's LIFT features of X: its distances to the 2m centres (none for a constant label)."
+    from sklearn.metrics import euclidean_distances
+    cen = self.centers_[c]
+    return np.zeros((X.shape[0], 0)) if cen is None else euclidean_distances(X, cen)
 
 @patch
 def transform(self: LIFT, X,
               label=None):  # a label index; None: every label's features side by side, label 0 first
     "Label `label`'s LIFT features: Euclidean distances of X to its 2m centres (none for a constant label)."
-    from sklearn.metrics import euclidean_distances
     X = self._lift_X(X, "centers_")
-    if label is not None:
-        c = check_int("label", label, 0, len(self.centers_) - 1)
-        cen = self.centers_[c]
-        return np.zeros((X.shape[0], 0)) if cen is None else euclidean_distances(X, cen)
-    return np.hstack([self.transform(X, c) for c in range(len(self.centers_))])
+    if label is not None: return self._distances(X, check_int("label", label, 0, len(self.centers_) - 1))
+    return np.hstack([self._distances(X, c) for c in range(len(self.centers_))])
 
 @patch
 def fit(self: LIFT, X, Y):
     "Cluster, then train one binary classifier per label on its distance features."
     from sklearn.tree import DecisionTreeClassifier
     t0 = time.perf_counter()
-    self.fit_features(X, Y)
+    X, Y = self._fit_features(X, Y)
     self.features_time_ = time.perf_counter() - t0
-    Y = self._Y
-    del self._Y
     est = self.estimator if self.estimator is not None else DecisionTreeClassifier(random_state=0)
     self.estimators_ = [int(Y[0, c]) if cen is None
-                        else clone(est).fit(self.transform(X, c), Y[:, c].astype(int))
+                        else clone(est).fit(self._distances(X, c), Y[:, c].astype(int))
                         for c, cen in enumerate(self.centers_)]
     return self
 
@@ -997,7 +999,7 @@ def predict_proba(self: LIFT, X):
         if isinstance(m, int):
             out.append(np.full(X.shape[0], float(m)))
             continue
-        out.append(m.predict_proba(self.transform(X, c))[:, list(m.classes_).index(1)])
+        out.append(m.predict_proba(self._distances(X, c))[:, list(m.classes_).index(1)])
     return np.column_stack(out)
 
 @patch

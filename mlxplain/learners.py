@@ -11,10 +11,11 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_X, check_Y, check_n_jobs
+from tqdm.auto import tqdm
+from .checks import check_X, check_Y, check_int, check_n_jobs, check_feature_names
 
 # %% auto #0
-__all__ = ['MultiLabelClassifierMixin', 'BinaryRelevance', 'LabelSpecificBR']
+__all__ = ['MultiLabelClassifierMixin', 'BinaryRelevance', 'LabelSpecificBR', 'check_verbose', 'progress']
 
 # %% ../nbs/02_learners.ipynb #9852867c
 _FLOATS = (np.float64, np.float32)   # X keeps either float type (scikit-learn's learners do too)
@@ -59,14 +60,26 @@ class MultiLabelClassifierMixin(ClassifierMixin):
             raise AttributeError(f"{type(self).__name__} has no classes_ before fit")
         return [np.array([0, 1])] * self.n_labels_
 
-    def score(self, X, Y, sample_weight=None):
-        "Subset accuracy: the fraction of rows whose predicted label set equals the true one exactly."
-        from sklearn.metrics import accuracy_score
-        X = check_X(X)
-        Yc = check_Y(Y, X.shape[0], n_labels=getattr(self, "n_labels_", None))
+    def _score_rows(self, X, Y, sample_weight=None):
+        "(Y, P, w): the truth (dense int8), the predictions for X (`predict` checks X) and the validated row weights."
         P = self.predict(X)
         P = P.toarray() if sp.issparse(P) else np.asarray(P)
-        return float(accuracy_score(Yc.toarray(), P.reshape(Yc.shape), sample_weight=sample_weight))
+        Yc = check_Y(Y, P.shape[0], n_labels=getattr(self, "n_labels_", None)).toarray()
+        w = None
+        if sample_weight is not None:
+            try: w = np.asarray(sample_weight, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"sample_weight must be an array of numbers; got {type(sample_weight).__name__}") from None
+            if w.shape != (len(Yc),):
+                raise ValueError(f"sample_weight has shape {w.shape}; one weight per row of X, ({len(Yc)},), is needed")
+            if not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
+                raise ValueError("sample_weight must be finite and non-negative, with a positive sum")
+        return Yc, P.reshape(Yc.shape), w
+
+    def score(self, X, Y, sample_weight=None):
+        "Subset accuracy: the fraction of rows whose predicted label set equals the true one exactly."
+        Yc, P, w = self._score_rows(X, Y, sample_weight)
+        return float(np.average((Yc == P).all(1), weights=w))
 
 # %% ../nbs/02_learners.ipynb #3c3a36c9
 class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
@@ -82,6 +95,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
 
     def fit(self, X, Y):
         "Train one classifier per label column of Y."
+        check_feature_names(self, X, reset=True)   # a DataFrame's column names, checked at predict
         X, Y = _check_XY(X, Y)
         check_n_jobs(self.n_jobs)
         self.n_features_in_, self.n_labels_ = X.shape[1], Y.shape[1]
@@ -95,6 +109,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         "N×C matrix of scores P(y_j = 1 | x)."
         check_is_fitted(self, "estimators_")
+        check_feature_names(self, X, reset=False)
         X = check_X(X, n_features=self.n_features_in_, dtype=_FLOATS, estimator=self)
         cols = Parallel(n_jobs=self.n_jobs)(delayed(_score_one)(m, X, f)
                                              for m, f in zip(self.estimators_, self.feature_sets_))
@@ -153,3 +168,17 @@ class LabelSpecificBR(BinaryRelevance):
             if f.min() < 0 or f.max() >= self.n_features_in_:
                 raise ValueError(f"feature_sets[{j}] has indices outside [0, {self.n_features_in_})")
         return [f.astype(np.intp) for f in fs]
+
+# %% ../nbs/02_learners.ipynb #a7d3c9e1
+def check_verbose(verbose):  # a bool or an int >= 0
+    "`verbose` as an int (a bool counts as 0 or 1); else a TypeError or ValueError naming it."
+    return int(verbose) if isinstance(verbose, (bool, np.bool_)) else check_int("verbose", verbose, 0)
+
+def progress(items,       # what a fit iterates over: epochs, labelsets, …
+             verbose=0,   # a bool or an int >= 0: > 0 shows a tqdm bar (stderr), 0 prints nothing
+             desc=None,   # the bar's label, e.g. the estimator's name
+             unit="it",   # what one step is
+             total=None,  # the number of steps when `items` has no len()
+            ):
+    "`items` in a tqdm progress bar, shown when `verbose` > 0."
+    return tqdm(items, desc=desc, unit=unit, total=total, disable=not check_verbose(verbose))

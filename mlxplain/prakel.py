@@ -17,8 +17,9 @@ from sklearn.linear_model import Ridge, RidgeClassifier, LogisticRegression
 from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_X, check_Y, check_int, check_float, check_n_jobs, check_random_state
-from .learners import MultiLabelClassifierMixin
+from .checks import (check_X, check_Y, check_int, check_float, check_n_jobs, check_random_state,
+                             check_feature_names)
+from .learners import MultiLabelClassifierMixin, check_verbose, progress
 from .metrics import LOSSES, hamming_loss, f1_loss, ranking_loss, subset_zero_one_loss, composite_loss
 
 # %% auto #0
@@ -346,6 +347,7 @@ class CostRegressionClassifier(BaseEstimator):
 
     def fit(self, X, C):  # X: (N, d) dense or CSR; C: (N, R) cost of each class for each instance
         "Fit one regressor of the class costs (multi-output)."
+        check_feature_names(self, X, reset=True)
         X = check_X(X, dtype=(np.float64, np.float32))
         if C is None: raise ValueError("C is None: the estimator requires a (N, n_classes) cost matrix C")
         C = check_X(C, name="C", accept_sparse=False)   # finite, 2-D: one cost per class and instance
@@ -364,6 +366,7 @@ class CostRegressionClassifier(BaseEstimator):
     def predict_costs(self, X):
         "Estimated cost of each class, (N, R)."
         check_is_fitted(self, "regressor_")
+        check_feature_names(self, X, reset=False)
         X = check_X(X, dtype=(np.float64, np.float32), n_features=self.n_features_in_, estimator=self)
         return np.asarray(self.regressor_.predict(X)).reshape(X.shape[0], self.n_classes_)
 
@@ -544,9 +547,21 @@ def simple_weight(cost, idx, F_prev, S, h,
     return float(alphas[best]), float(obj[best])
 
 # %% ../nbs/30_prakel.ipynb #17e7bb34
-def _check_X(X, n_features=None, estimator=None):  # n_features, estimator: the width seen in fit, its owner
-    "X as a finite float64 ndarray or CSR (`mlxplain.checks.check_X`)."
-    return check_X(X, n_features=n_features, estimator=estimator)
+def _fit_X(est, X):  # est: the estimator being fitted
+    "X of `fit` as a finite float64 ndarray or CSR (`mlxplain.checks.check_X`); a DataFrame's column names recorded."
+    check_feature_names(est, X, reset=True)
+    return check_X(X)
+
+def _predict_X(est, X, attr):  # est: the estimator; attr: the fitted attribute its prediction needs
+    "Fitted? (NotFittedError otherwise) — then X validated with the column names and the width seen in fit."
+    check_is_fitted(est, attr)
+    check_feature_names(est, X, reset=False)
+    return check_X(X, n_features=est.n_features_in_, estimator=est)
+
+def _negated_loss(loss, rows):  # loss: a per-instance cost c(Y, P) -> (n,); rows: (Y, P, w) from `_score_rows`
+    "The negated (weighted) mean `loss` of the predictions P against Y: greater is better, scikit-learn's convention."
+    Y, P, w = rows
+    return -float(np.average(_call_cost(loss, Y, P), weights=w))
 
 def _check_Y(Y, N):
     "Y as a dense (N, K) int8 0/1 matrix (`mlxplain.checks.check_Y`); this chapter wants it 2-D."
@@ -678,12 +693,13 @@ class PRAkEL(MultiLabelClassifierMixin, BaseEstimator):
                  n_jobs=None,
                  # one SVD of X for all sub-problems when the base learner is ridge cost regression
                  shared_solver=True,
+                 verbose=0,                # > 0: a progress bar over the labelsets (tqdm)
                 ):
         self.loss, self.k, self.n_iterations, self.reference, self.weighting = (
             loss, k, n_iterations, reference, weighting)
         self.base_estimator, self.random_state, self.sw_grid, self.cv, self.n_jobs = (
             base_estimator, random_state, sw_grid, cv, n_jobs)
-        self.shared_solver = shared_solver
+        self.shared_solver, self.verbose = shared_solver, verbose
     def _validate(self, Y):
         K = Y.shape[1]
         k = _check_k(self.k, K)
@@ -698,6 +714,7 @@ class PRAkEL(MultiLabelClassifierMixin, BaseEstimator):
             raise ValueError(f"sw_grid={P!r}: the grid {{1/P, ..., 1}} needs an integer P >= 1")
         if self.reference == "oos": check_int("cv", self.cv, 2, Y.shape[0])   # folds need rows to split
         check_n_jobs(self.n_jobs)
+        check_verbose(self.verbose)
         return k, M
 
 # %% ../nbs/30_prakel.ipynb #38ba8477
@@ -733,7 +750,7 @@ def _prakel_pre(est, st):
     n_jobs = est.n_jobs if st.shared is None else None
     return Parallel(n_jobs=n_jobs)(
         delayed(_fit_sub)(st.base, st.X, _shift_costs(st.truth.costs(S, st.B)), st.B, None, st.shared)
-        for S in est.labelsets_)
+        for S in progress(est.labelsets_, est.verbose, "PRAkEL_t sub-problems", "labelset"))
 
 # %% ../nbs/30_prakel.ipynb #6d7c9e9f
 def _prakel_weight(est, st, m, S, r, U, h):
@@ -767,12 +784,13 @@ def _prakel_step(est, st, m, S, pre):
 @patch
 def fit(self: PRAkEL, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) binary; costs: see above
     "Train the M cost-sensitive sub-problems progressively."
-    X = _check_X(X)
+    X = _fit_X(self, X)
     Y = _check_Y(Y, X.shape[0])
     k, M = self._validate(Y)
     st = _prakel_state(self, X, Y, k, M, _example_costs(costs, self.loss, Y))
     pre = _prakel_pre(self, st)
-    subs, alphas, curve, E = zip(*[_prakel_step(self, st, m, S, pre) for m, S in enumerate(self.labelsets_)])
+    steps = progress(enumerate(self.labelsets_), self.verbose, "PRAkEL", "labelset", total=M)
+    subs, alphas, curve, E = zip(*[_prakel_step(self, st, m, S, pre) for m, S in steps])
     self.estimators_, self.alphas_ = list(subs), np.array(alphas)
     self.training_cost_curve_, self.subproblem_costs_ = np.array(curve), np.array(E)
     self.n_labels_, self.n_features_in_ = Y.shape[1], X.shape[1]
@@ -782,8 +800,7 @@ def fit(self: PRAkEL, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) bi
 @patch
 def _check_predict_X(self: PRAkEL, X):
     "Fitted? (NotFittedError otherwise) — then X as a validated float array/CSR of the training width."
-    check_is_fitted(self, "estimators_")
-    return _check_X(X, self.n_features_in_, self)
+    return _predict_X(self, X, "estimators_")
 
 @patch
 def _votes(self: PRAkEL, X):  # X: validated by _check_predict_X
@@ -817,6 +834,11 @@ def _staged(self: PRAkEL, X):
 def predict(self: PRAkEL, X):
     "Binary predictions (N, K), int8."
     return (self.decision_function(X) > 0).astype(np.int8)
+
+@patch
+def score(self: PRAkEL, X, Y, sample_weight=None):
+    "The negated mean `loss` of the predictions (greater is better): what PRAkEL is trained for (see above)."
+    return _negated_loss(resolve_loss(self.loss), self._score_rows(X, Y, sample_weight))
 
 # %% ../nbs/30_prakel.ipynb #2c45d7fe
 class _LinearLP:
@@ -855,7 +877,7 @@ def _disjoint_labelsets(K, k, rng):
 
 # %% ../nbs/30_prakel.ipynb #477730e1
 class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
-    "Random k-labelsets: a label-powerset classifier per labelset, majority vote (disjoint or overlapping)."
+    "Random k-labelsets: a label-powerset classifier per labelset, majority vote; `score`: subset accuracy."
     def __init__(self,
                  k=3,                  # labelset size
                  n_iterations=None,    # overlapping: M (default ⌈10K/k⌉); ignored when disjoint
@@ -865,18 +887,21 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
                  n_jobs=None,          # sub-problems in parallel (joblib)
                  # one SVD of X for all sub-problems when the base learner is a RidgeClassifier
                  shared_solver=True,
+                 verbose=0,            # > 0: a progress bar over the labelsets (tqdm)
                 ):
         self.k, self.n_iterations, self.mode, self.base_estimator = k, n_iterations, mode, base_estimator
         self.random_state, self.n_jobs, self.shared_solver = random_state, n_jobs, shared_solver
+        self.verbose = verbose
     def _instance_weights(self, Y, S): return None
     def _shared_sample_weight(self): return None   # instance weights common to all sub-problems (CS-RAkEL)
     def fit(self, X, Y, costs=None):  # costs: ignored by RAkEL (it is not cost-sensitive); used by CSRAkEL
         "Train one label-powerset classifier per labelset."
-        X = _check_X(X)
+        X = _fit_X(self, X)
         Y = _check_Y(Y, X.shape[0])
         N, K = Y.shape
         k = _check_k(self.k, K)
         check_n_jobs(self.n_jobs)
+        check_verbose(self.verbose)
         rng = check_random_state(self.random_state)
         if self.mode == "disjoint": sets = _disjoint_labelsets(K, k, rng)
         elif self.mode == "overlapping":
@@ -887,7 +912,8 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         alpha = _ridge_classifier_alpha(base, X) if self.shared_solver else None
         shared = (alpha, _SVDRidge(X, self._shared_sample_weight())) if alpha is not None else None
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_lp_fit)(base, X, Y[:, S], self._instance_weights(Y, S), shared) for S in sets)
+            delayed(_lp_fit)(base, X, Y[:, S], self._instance_weights(Y, S), shared)
+            for S in progress(sets, self.verbose, type(self).__name__, "labelset"))
         self.labelsets_, self.n_labels_, self.n_features_in_ = sets, K, X.shape[1]
         return self
     def _set_costs(self, costs, Y): pass
@@ -896,8 +922,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
 @patch
 def decision_function(self: RAkEL, X):
     "Votes in [-1, 1]: mean of ±1 over the labelsets containing each label (0 where none)."
-    check_is_fitted(self, "estimators_")
-    X = _check_X(X, self.n_features_in_, self)
+    X = _predict_X(self, X, "estimators_")
     F = np.zeros((X.shape[0], self.n_labels_))
     cnt = np.zeros(self.n_labels_)
     for est, S in zip(self.estimators_, self.labelsets_):
@@ -912,7 +937,8 @@ def predict(self: RAkEL, X):
 
 # %% ../nbs/30_prakel.ipynb #2579cadc
 class CSRAkEL(RAkEL):
-    "CS-RAkEL (Lo 2013): RAkEL whose sub-problems weigh each instance by the costs of its relevant labels."
+    """CS-RAkEL (Lo 2013): RAkEL whose sub-problems weigh each instance by the costs of its relevant labels;
+    `score`: the negated weighted Hamming loss of `weights` (normalised to sum 1; all 1: Hamming loss)."""
     def __init__(self, k=3, n_iterations=None, mode="overlapping", base_estimator=None, random_state=None,
                  n_jobs=None,
                  shared_solver=True,
@@ -920,8 +946,9 @@ class CSRAkEL(RAkEL):
                  weights=None,
                  # "relevant": Σ of w over the instance's relevant labels (the paper); "labelset": Σ over S
                  instance_weight="relevant",
+                 verbose=0,            # > 0: a progress bar over the labelsets (tqdm)
                 ):
-        super().__init__(k, n_iterations, mode, base_estimator, random_state, n_jobs, shared_solver)
+        super().__init__(k, n_iterations, mode, base_estimator, random_state, n_jobs, shared_solver, verbose)
         self.weights, self.instance_weight = weights, instance_weight
     def _shared_sample_weight(self):
         w = self.sample_weight_ if self.instance_weight == "relevant" else None
@@ -951,6 +978,14 @@ def _set_costs(self: CSRAkEL, costs, Y):
         # of birds); it gets the mean cost of one of its labels instead
         w = np.where(Y.any(1), w, W.mean(1))
         self.sample_weight_ = w / w.mean() if w.mean() > 0 else np.ones(N)
+
+@patch
+def score(self: CSRAkEL, X, Y, sample_weight=None):
+    "The negated weighted Hamming loss of the predictions under `weights` (greater is better): what CS-RAkEL is trained for."
+    rows = self._score_rows(X, Y, sample_weight)   # NotFittedError first
+    K = self.n_labels_
+    w = np.ones(K) if self.weights is None else _label_weights("weights", self.weights, ((K,), "(K,)"))
+    return _negated_loss(weighted_hamming(w), rows)
 
 # %% ../nbs/30_prakel.ipynb #3f5edd9e
 def _check_knn(est, X, N):  # est: an ML-kNN; X: validated features; N: training rows
@@ -984,7 +1019,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     def fit(self, X, Y, costs=None):  # costs: ignored (not cost-sensitive)
         "Fit scikit-multilearn-ng's MLkNN."
         from skmultilearn.adapt import MLkNN as _SkMLkNN
-        X = _check_X(X)
+        X = _fit_X(self, X)
         Y = _check_Y(Y, X.shape[0])
         k, s = _check_knn(self, X, X.shape[0])
         self.model_ = _SkMLkNN(k=k, s=s).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
@@ -993,8 +1028,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         "Binary predictions (N, K)."
-        check_is_fitted(self, "model_")
-        X = _check_X(X, self.n_features_in_, self)
+        X = _predict_X(self, X, "model_")
         _check_distances(X)
         return np.asarray(self.model_.predict(sp.csr_matrix(X)).todense(), dtype=np.int8)
 
@@ -1018,7 +1052,7 @@ class EPCC(MultiLabelClassifierMixin, BaseEstimator):
         self.n_candidates, self.random_state = n_candidates, random_state
     def fit(self, X, Y, costs=None):  # costs: not supported (EPCC needs a label-dependent loss)
         "Fit the chains on the non-constant labels."
-        X = _check_X(X)
+        X = _fit_X(self, X)
         Y = _check_Y(Y, X.shape[0])
         self._loss = resolve_loss(self.loss)
         n_chains = check_int("n_chains", self.n_chains, 1)
@@ -1073,8 +1107,7 @@ def sample(self: EPCC, X,
            n_samples=None,      # draws per row (None: the constructor's n_samples)
            random_state=None):  # int seed of the draws (None: the seed drawn in fit, `seed_`)
     "Draw label vectors from the chains: (N, n_samples, K) int8 (pooled over the chains)."
-    check_is_fitted(self, "chains_")
-    X = _check_X(X, self.n_features_in_, self)
+    X = _predict_X(self, X, "chains_")
     S = check_int("n_samples", self.n_samples if n_samples is None else n_samples, 1)
     seed = self.seed_ if random_state is None else check_int("random_state", random_state, 0)
     N = X.shape[0]
@@ -1116,6 +1149,11 @@ def predict(self: EPCC, X, loss=None):  # loss: override the inference loss
         out[i] = cands[L.mean(1).argmin()]
     return out
 
+@patch
+def score(self: EPCC, X, Y, sample_weight=None):
+    "The negated mean `loss` of the predictions (greater is better): the loss EPCC's inference minimises."
+    return _negated_loss(resolve_loss(self.loss), self._score_rows(X, Y, sample_weight))
+
 # %% ../nbs/30_prakel.ipynb #6d3ebf18
 def _loo_neighbours(nn, X, k):  # nn: NearestNeighbors fitted on X; k neighbours wanted
     "Each training point's k nearest *other* training points, (N, k): the point itself is left out."
@@ -1135,7 +1173,7 @@ class FaithfulMLkNN(MultiLabelClassifierMixin, BaseEstimator):
     def fit(self, X, Y, costs=None):  # X: (N, d) dense or CSR; Y: (N, K) binary; costs: ignored
         "Label priors and count likelihoods from each training point's k nearest other training points."
         from sklearn.neighbors import NearestNeighbors
-        X = _check_X(X)
+        X = _fit_X(self, X)
         Y = _check_Y(Y, X.shape[0])
         N, K = Y.shape
         _check_rows(N)
@@ -1161,8 +1199,7 @@ class FaithfulMLkNN(MultiLabelClassifierMixin, BaseEstimator):
 @patch
 def _joint(self: FaithfulMLkNN, X):
     "P(H_b) P(E_C | H_b) for b = 1 and b = 0, each (n, K), from the k nearest training points of X."
-    check_is_fitted(self, "nn_")
-    X = _check_X(X, self.n_features_in_, self)
+    X = _predict_X(self, X, "nn_")
     _check_distances(X)
     if sp.issparse(X) and not self.sparse_fit_: X = X.toarray()   # a tree index takes dense queries only
     C = self.Y_[self.nn_.kneighbors(X, return_distance=False)].sum(1, dtype=np.int64)

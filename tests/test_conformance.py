@@ -301,3 +301,65 @@ def test_every_public_estimator_is_covered():
         m = importlib.import_module(f"mlxplain.{mod}")
         public |= {n for n in m.__all__ if isinstance(getattr(m, n), type) and issubclass(getattr(m, n), B)}
     assert public - covered == set(), f"add a configuration for {sorted(public - covered)}"
+
+
+# --- column names: a DataFrame's columns are checked at predict, never read by position ----------------------------
+# Issue 42: ten estimators used a DataFrame's columns by position at predict, so reordered or renamed columns gave other
+# predictions without a word. Each estimator now records `feature_names_in_` in fit and refuses, in every method that
+# takes X, a frame whose columns are renamed or in another order, as scikit-learn's estimators do (ExtendedPLT: its own
+# chapter's tests).
+
+def _named_estimators():
+    "name -> (a factory, the fit target from (X, Y)): every estimator of the learners, FALS and PRAkEL chapters."
+    from sklearn.linear_model import LogisticRegression
+    from mlxplain.learners import BinaryRelevance, LabelSpecificBR
+    from mlxplain.fals import FALS, RFSelector, LassoSelector, LIFT
+    from mlxplain.prakel import PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, FaithfulMLkNN, CostRegressionClassifier
+    costs = lambda X, Y: (np.arange(2)[None] != Y[:, :1]).astype(float)    # 0/1 costs of two classes
+    return {
+        "BinaryRelevance": (lambda: BinaryRelevance(LogisticRegression()), None),
+        "LabelSpecificBR": (lambda: LabelSpecificBR(LogisticRegression(), feature_sets=[[0, 1], [2], [1, 3]]), None),
+        "LabelSpecificBR(selector)": (lambda: LabelSpecificBR(LogisticRegression(), selector=LassoSelector(k=2)), None),
+        "LIFT": (lambda: LIFT(random_state=0), None),
+        "FALS": (lambda: FALS(k=2, epochs=2, random_state=0), None),
+        "RFSelector": (lambda: RFSelector(k=2, n_estimators=5), None),
+        "LassoSelector": (lambda: LassoSelector(k=2), None),
+        "PRAkEL": (lambda: PRAkEL(k=2, n_iterations=3, random_state=0), None),
+        "RAkEL": (lambda: RAkEL(k=2, random_state=0), None),
+        "CSRAkEL": (lambda: CSRAkEL(k=2, random_state=0), None),
+        "EPCC": (lambda: EPCC(n_chains=2, n_samples=20, random_state=0), None),
+        "MLkNN": (lambda: MLkNN(k=3), None),
+        "FaithfulMLkNN": (lambda: FaithfulMLkNN(k=3), None),
+        "CostRegressionClassifier": (lambda: CostRegressionClassifier(), costs),
+    }
+
+
+_METHODS = ("predict", "predict_proba", "decision_function", "transform", "predict_costs", "sample",
+            "predict_marginals", "staged_predict", "score")
+
+
+@pytest.mark.parametrize("name", list(_named_estimators()))
+def test_reordered_or_renamed_columns_are_refused_at_predict(name):
+    import pandas as pd
+    make, target = _named_estimators()[name]
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 4))
+    Y = np.column_stack([X[:, 0] + X[:, 1] > 0, X[:, 2] > 0, X[:, 1] - X[:, 3] > 0]).astype(int)
+    T = Y if target is None else target(X, Y)
+    cols = ["a", "b", "c", "d"]
+    df = pd.DataFrame(X, columns=cols)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = make().fit(df, T)
+        ref = make().fit(X, T)
+    assert list(m.feature_names_in_) == cols and not hasattr(ref, "feature_names_in_")
+    methods = [f for f in _METHODS if hasattr(m, f) and not (f == "score" and target is not None)]
+    assert methods
+    for f in methods:
+        call = lambda A: getattr(m, f)(*((A, Y) if f == "score" else (A,)))
+        out = call(df)                                                     # the same columns: fine, as on arrays
+        if f not in ("staged_predict", "sample", "score"):
+            np.testing.assert_allclose(np.asarray(out, dtype=float), np.asarray(getattr(ref, f)(X), dtype=float))
+        with pytest.raises(ValueError, match="same order"): call(df[cols[::-1]])
+        with pytest.raises(ValueError, match="unseen at fit time"): call(df.rename(columns={"a": "z"}))
+    with pytest.warns(UserWarning, match="does not have valid feature names"): getattr(m, methods[0])(X)   # an array

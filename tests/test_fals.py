@@ -168,6 +168,25 @@ def test_dense_and_csr_agree(planted):
     np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-5, atol=1e-7 * a.scores_.max())
 
 
+@pytest.mark.parametrize("scale", [True, False])
+def test_predict_proba_is_the_same_for_dense_and_csr_whatever_the_fit(scale):
+    "Fitted on dense or on CSR X, FALS gives the same probabilities for the same rows passed dense or CSR (issue 42:"
+    " fitted on dense, CSR rows were scaled without centring, max error 0.028; fitted on CSR, dense rows raised)."
+    ds, _ = make_label_specific(n_samples=600, n_features=30, n_labels=4, sparse=True, random_state=1)
+    Xd, Xc = ds.X.toarray(), sp.csr_matrix(ds.X)
+    Xq = np.random.default_rng(2).random((50, 30)).astype(np.float32) * (ds.X.max(0).toarray() + 1)   # new rows
+    P = {}
+    for fit, Xf in (("dense", Xd), ("csr", Xc)):
+        f = FALS(k=3, epochs=3, scale=scale, random_state=0).fit(Xf, ds.Y)
+        for pred, A in (("dense", Xq), ("csr", sp.csr_matrix(Xq)), ("csc", sp.csc_matrix(Xq))):
+            P[fit, pred] = f.predict_proba(A)
+        np.testing.assert_allclose(P[fit, "csr"], P[fit, "dense"], rtol=0, atol=1e-6)
+        np.testing.assert_allclose(P[fit, "csc"], P[fit, "dense"], rtol=0, atol=1e-6)
+        assert (f.center_ is None) == (fit == "csr" or not scale) and (f.scale_ is None) == (not scale)
+    if not scale:   # the same rule at fit: the two fits agree too
+        np.testing.assert_allclose(P["csr", "dense"], P["dense", "dense"], rtol=0, atol=1e-5)
+
+
 def test_sklearn_api(planted):
     ds, _ = planted
     f = clone(FALS(k=4, epochs=1, random_state=0)); assert f.get_params()["k"] == 4
@@ -518,7 +537,8 @@ def test_feature_names_and_pandas_output(planted):
     out = f.set_output(transform="pandas").transform(df, label=1)
     assert list(out.columns) == [f"f{d}" for d in g.selected_[1]] and (out.index == df.index).all()
     assert list(f.fit_transform(df, ds.Y).columns) == list(f.get_feature_names_out())
-    with pytest.raises(ValueError, match="feature names seen in fit"): f.transform(df[df.columns[::-1]])
+    with pytest.raises(ValueError, match="same order"): f.transform(df[df.columns[::-1]])
+    with pytest.raises(ValueError, match="unseen at fit time"): f.predict_proba(df.rename(columns={"f1": "g1"}))
     r = RFSelector(k=2, n_estimators=5).set_output(transform="pandas").fit(df, ds.Y)
     assert r.transform(df, label=0).shape == (1000, 2)
 
@@ -591,6 +611,18 @@ def test_threads_are_set_in_fit_and_restored(planted, monkeypatch):
         torch.set_num_threads(before)
     for bad in (0, -2, 1.5, True):
         with pytest.raises(ValueError, match="n_threads="): FALS(n_threads=bad).fit(ds.X, ds.Y)
+
+
+def test_verbose_shows_the_epochs_and_default_is_silent(planted, capsys):
+    ds, _ = planted
+    FALS(k=3, epochs=2, random_state=0).fit(ds.X, ds.Y)
+    assert capsys.readouterr().err == ""
+    f = FALS(k=3, epochs=4, verbose=1, random_state=0).fit(ds.X, ds.Y)
+    err = capsys.readouterr().err
+    assert "training" in err and "4/4" in err and "epoch" in err and f"loss={f.loss_curve_[-1]:.4g}" in err
+    np.testing.assert_array_equal(f.scores_[:, :5], FALS(k=3, epochs=4, random_state=0).fit(ds.X, ds.Y).scores_[:, :5])
+    for bad, err in ((-1, ValueError), (1.5, TypeError), ("yes", TypeError)):
+        with pytest.raises(err, match="verbose="): FALS(verbose=bad).fit(ds.X, ds.Y)
 
 
 def test_thread_rule():
@@ -710,6 +742,38 @@ def test_gpu_check_script(tmp_path):
     sc = pd.DataFrame(out["scale"])
     assert sorted(sc.axis.unique()) == ["C", "D", "N"] and len(sc) == 6
     assert (sc.fit_s_cuda >= sc.train_s).all() and (sc.H == np.ceil(np.sqrt(sc.D * sc.C))).all()
+
+
+def test_gpu_check_prep_and_a_dry_run_on_the_carried_data(tmp_path, need_data):
+    "--prep (make gpu-check-prep, without the wheels here) copies the real sets, and the script runs on the copies alone."
+    import json, subprocess, sys
+    need_data("bibtex", "delicious")
+    root = Path(__file__).parents[1]
+    script = root / "benchmarks" / "check_fals_gpu.py"
+    r = subprocess.run([sys.executable, str(script), "--prep", str(tmp_path / "prep"), "--no-wheels"], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    spec = __import__("importlib.util").util.spec_from_file_location("check_fals_gpu", script)
+    mod = __import__("importlib.util").util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.DEVICE_COMMAND in r.stdout and " ".join(mod.__doc__.split()).count(mod.DEVICE_COMMAND) == 1
+    assert "--prep .gpudata" in (root / "Makefile").read_text().split("gpu-check-prep:")[-1]
+    data = tmp_path / "prep" / "data"
+    assert sorted(f.name for f in data.rglob("*.gz")) == ["bibtex-test.arff.gz", "bibtex-train.arff.gz",
+                                                          "delicious-test.arff.gz", "delicious-train.arff.gz"]
+    assert (tmp_path / "prep" / "COMMIT").read_text().strip()
+    # the device command's run, on a CPU: only the carried data can be found (no staged folder, an empty cache)
+    env = {k: v for k, v in os.environ.items() if k != "MLXPLAIN_DATA"}
+    env.update(PYTHONPATH=str(root), MLXPLAIN_DATA=str(data), MLXPLAIN_CACHE=str(tmp_path / "cache"),
+               MLXPLAIN_MIRROR="file:///nonexistent")
+    r = subprocess.run([sys.executable, str(script), "--device", "cpu", "--quick", "--rows", "60", "--sets",
+                        "bibtex,delicious", "--no-scale", "--agree-labels", "20", "--out", str(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads((tmp_path / "gpu_cpu_dryrun.json").read_text())
+    assert (out["bibtex"]["N"], out["bibtex"]["D"], out["bibtex"]["C"]) == (60, 1836, 159)
+    assert (out["delicious"]["N"], out["delicious"]["D"], out["delicious"]["C"]) == (60, 500, 983)
+    assert out["bibtex"]["scores_rel_err"] < 1e-5
 
 
 def test_xc_generator_planted_features_are_found_by_fals():

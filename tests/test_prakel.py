@@ -624,3 +624,63 @@ def test_predictions_fixed_on_a_fixed_seed(toy):
                random_state=0).fit(X, Y).predict(X)
     assert _digest([r.astype(np.int8)]) == "8a1ad8e987f3a84e"
     assert _digest([o.astype(np.int8)]) == "93f99a90a9d487f7"
+
+
+# ---- score: what the model is trained for ---------------------------------------------------------------
+@pytest.mark.parametrize("loss", ["f1", "hamming", "ranking", "subset", "composite", "callable"])
+def test_prakel_score_is_the_negated_trained_loss(toy, loss):
+    "PRAkEL.score is −(mean trained loss), not subset accuracy (issue 42), sample weights included."
+    X, Y = toy
+    tr, te = slice(0, 200), slice(200, None)
+    f = (lambda Yt, P: (np.asarray(Yt) != P).sum(1) ** 2 / 4.0) if loss == "callable" else resolve_loss(loss)
+    m = PRAkEL(loss=f if loss == "callable" else loss, k=3, random_state=0).fit(X[tr], Y[tr])
+    P = m.predict(X[te])
+    assert m.score(X[te], Y[te]) == pytest.approx(-f(Y[te], P).mean(), abs=1e-12)
+    w = np.random.default_rng(0).random(len(P))
+    assert m.score(X[te], Y[te], sample_weight=w) == pytest.approx(-np.average(f(Y[te], P), weights=w), abs=1e-12)
+    if loss != "subset":   # a different number from subset accuracy, so the mixin's score cannot pass
+        assert m.score(X[te], Y[te]) != pytest.approx((P == Y[te]).all(1).mean(), abs=1e-9)
+
+
+def test_grid_search_without_scoring_tunes_the_trained_loss(toy):
+    "GridSearchCV's default scorer is PRAkEL.score: its fold scores are −(Hamming loss) of the fold's predictions."
+    from sklearn.model_selection import GridSearchCV, KFold
+    X, Y = toy
+    cv = KFold(3)
+    gs = GridSearchCV(PRAkEL(loss="hamming", random_state=0), {"k": [2, 4]}, cv=cv).fit(X, Y)
+    for i, k in enumerate(gs.cv_results_["param_k"]):
+        want = [-LOSSES["hamming"](Y[te], PRAkEL(loss="hamming", k=k, random_state=0).fit(X[tr], Y[tr]).predict(X[te]))
+                for tr, te in cv.split(X)]
+        assert gs.cv_results_["mean_test_score"][i] == pytest.approx(np.mean(want), abs=1e-12)
+
+
+def test_csrakel_and_epcc_score_their_losses(toy):
+    X, Y = toy
+    w = np.arange(1, 7, dtype=float)
+    c = CSRAkEL(k=3, weights=w, random_state=0).fit(X, Y)
+    assert c.score(X, Y) == pytest.approx(-LOSSES["hamming"](Y, c.predict(X), weights=w), abs=1e-12)
+    assert CSRAkEL(k=3, random_state=0).fit(X, Y).score(X, Y) == pytest.approx(
+        -LOSSES["hamming"](Y, CSRAkEL(k=3, random_state=0).fit(X, Y).predict(X)), abs=1e-12)
+    for loss in ("hamming", "f1"):
+        e = EPCC(loss=loss, n_chains=2, n_samples=30, random_state=0).fit(X, Y)
+        assert e.score(X, Y) == pytest.approx(-LOSSES[loss](Y, e.predict(X)), abs=1e-12)
+    r = RAkEL(k=3, random_state=0).fit(X, Y)   # RAkEL is PRAkEL_t under subset loss: subset accuracy
+    assert r.score(X, Y) == pytest.approx((r.predict(X) == Y).all(1).mean(), abs=1e-12)
+
+
+# ---- progress of long fits ----------------------------------------------------------------------------
+@pytest.mark.parametrize("make, unit, n", [(lambda v: PRAkEL(k=3, n_iterations=7, verbose=v, random_state=0), "labelset", 7),
+                                           (lambda v: PRAkEL(k=3, n_iterations=7, reference="true", verbose=v,
+                                                             random_state=0), "labelset", 7),
+                                           (lambda v: RAkEL(k=3, n_iterations=5, verbose=v, random_state=0), "labelset", 5),
+                                           (lambda v: CSRAkEL(k=3, n_iterations=5, verbose=v, random_state=0), "labelset", 5)])
+def test_verbose_shows_the_labelsets_and_default_is_silent(toy, capsys, make, unit, n):
+    X, Y = toy
+    quiet = make(0).fit(X, Y)
+    assert capsys.readouterr().err == ""
+    loud = make(1).fit(X, Y)
+    err = capsys.readouterr().err
+    assert type(loud).__name__ in err and f"{n}/{n}" in err and unit in err
+    np.testing.assert_array_equal(loud.predict(X), quiet.predict(X))
+    for bad, exc in ((-1, ValueError), (0.5, TypeError), ("1", TypeError)):
+        with pytest.raises(exc, match="verbose="): make(bad).fit(X, Y)
