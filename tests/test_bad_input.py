@@ -134,7 +134,7 @@ m = ExtendedPLT(seed=0, ensemble={ensemble}).fit(X, Y)
 ref = m.predict_proba(X, 3)
 buf = io.BytesIO(); joblib.dump(m, buf); buf.seek(0)
 copies = [pickle.loads(pickle.dumps(m)), copy.deepcopy(m), joblib.load(buf)]
-print(all(c.predict_proba(X, 3) == ref and (c.predict(X) == m.predict(X)).all() for c in copies),
+print(all(np.array_equal(c.predict_proba(X, 3), ref) and (c.predict(X) == m.predict(X)).all() for c in copies),
       all(c.model_dir_ != m.model_dir_ for c in copies))
 """)
     assert out.split()[-2:] == ["True", "True"]

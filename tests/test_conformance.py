@@ -88,8 +88,7 @@ class OneLabel(BaseEstimator):
     @available_if(_has("predict_proba"))
     def predict_proba(self, X):
         one = self._one()
-        P = self.estimator_.predict_proba(X, as_csr=True) if _is_plt(self.estimator_) else self.estimator_.predict_proba(X)
-        P = _dense(P)
+        P = _dense(self.estimator_.predict_proba(X))
         if not one: return P
         p = P.reshape(len(P), -1)[:, 0]
         return np.column_stack([1 - p, p])
@@ -122,9 +121,6 @@ class OneLabel(BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         check_is_fitted(self)
         return self.estimator_.get_feature_names_out(input_features)
-
-
-def _is_plt(est): return type(est).__name__ == "ExtendedPLT"
 
 
 class ZeroOneCosts(ClassifierMixin, BaseEstimator):
@@ -203,12 +199,9 @@ _SELECTOR_PROBA = ("a FALS selector has no classifier tags but has predict_proba
 _LIFT_F32 = "LIFT computes its distance features in float32, FALS's working precision, whatever the input's float type"
 _PLT_LIST_X = ("ExtendedPLT refuses a Python list X with a TypeError that points to CSR (documented: napkinXC wants a "
                "CSR matrix, and lists are this chapter's format for Y)")
-_PLT_TOPK = ("ExtendedPLT.predict marks the top-k labels (k = min(5, L)), not the labels with P >= 0.5, so the rounded "
-             "probabilities differ from the prediction by design")
 _PLT_LABEL_LISTS = ("a list-of-lists Y is read as label-id lists (ExtendedPLT's documented format for extreme "
                     "classification), so a list of 0/1 rows means other labels than the same array")
 _PLT = {"check_classifiers_multilabel_output_format_predict": _INT8, "check_classifiers_train": _PLT_LIST_X,
-        "check_classifier_multioutput": _PLT_TOPK,
         "check_classifiers_multilabel_representation_invariance": _PLT_LABEL_LISTS}
 
 EXPECTED_FAILURES = {   # name -> {check: reason}; a configuration missing here passes every check
@@ -306,15 +299,15 @@ def test_every_public_estimator_is_covered():
 # --- column names: a DataFrame's columns are checked at predict, never read by position ----------------------------
 # Issue 42: ten estimators used a DataFrame's columns by position at predict, so reordered or renamed columns gave other
 # predictions without a word. Each estimator now records `feature_names_in_` in fit and refuses, in every method that
-# takes X, a frame whose columns are renamed or in another order, as scikit-learn's estimators do (ExtendedPLT: its own
-# chapter's tests).
+# takes X, a frame whose columns are renamed or in another order, as scikit-learn's estimators do.
 
 def _named_estimators():
-    "name -> (a factory, the fit target from (X, Y)): every estimator of the learners, FALS and PRAkEL chapters."
+    "name -> (a factory, the fit target from (X, Y)): every estimator of the learners, FALS, ExtendedPLT and PRAkEL chapters."
     from sklearn.linear_model import LogisticRegression
     from mlxplain.learners import BinaryRelevance, LabelSpecificBR
     from mlxplain.fals import FALS, RFSelector, LassoSelector, LIFT
     from mlxplain.prakel import PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, FaithfulMLkNN, CostRegressionClassifier
+    from mlxplain.extended_plt import ExtendedPLT
     costs = lambda X, Y: (np.arange(2)[None] != Y[:, :1]).astype(float)    # 0/1 costs of two classes
     return {
         "BinaryRelevance": (lambda: BinaryRelevance(LogisticRegression()), None),
@@ -331,6 +324,7 @@ def _named_estimators():
         "MLkNN": (lambda: MLkNN(k=3), None),
         "FaithfulMLkNN": (lambda: FaithfulMLkNN(k=3), None),
         "CostRegressionClassifier": (lambda: CostRegressionClassifier(), costs),
+        "ExtendedPLT": (lambda: ExtendedPLT(seed=0), None),
     }
 
 
