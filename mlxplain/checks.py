@@ -236,6 +236,9 @@ def _dense_labels(Y, name):
         raise ValueError(f"{name} looks like a list of label lists; convert it to a binary indicator matrix "
                          f"first: {_MLB.format(name=name)}")
     A = np.asarray(Y)
+    if A.dtype.kind == "O":   # numbers stored as objects (a DataFrame of mixed columns): as floats, if they are
+        try: A = A.astype(np.float64)
+        except (TypeError, ValueError): pass
     if A.dtype.kind not in "biuf":
         raise ValueError(f"{name} has dtype {A.dtype}: it must be a binary (0/1) indicator matrix; for label "
                          f"names or label lists use {_MLB.format(name=name)}")

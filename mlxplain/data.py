@@ -213,6 +213,7 @@ def _arff_header(text, path):
                 raise ValueError(f"{path}, line {lineno}: cannot parse "
                                  f"the attribute declaration {line[:80]!r}")
             name, typ = _unquote(m.group(1)), m.group(2)
+            if not typ: raise ValueError(f"{path}, line {lineno}: the attribute declaration {line[:80]!r} has no type")
             if typ.startswith("{"):
                 if not typ.endswith("}"):
                     raise ValueError(f"{path}, line {lineno}: unterminated nominal value list for {name!r}")
@@ -307,10 +308,10 @@ def _arff_matrix(rows, nums, attrs, path, missing):
             counts, idx, vals = fast
             ends = np.cumsum(counts)
             blame = lambda k: f"{path}, line {nums[np.searchsorted(ends, k, side='right')]}"
-            if vals.dtype == object: vals = _convert(list(vals), idx, attrs, missing, blame)
             out = np.flatnonzero((idx < 0) | (idx >= A))
-            if len(out):
+            if len(out):   # before converting: the attribute of each value is looked up by its index
                 raise ValueError(f"{blame(out[0])}: attribute index {idx[out[0]]} is out of range 0..{A-1}")
+            if vals.dtype == object: vals = _convert(list(vals), idx, attrs, missing, blame)
             M = sp.csr_matrix((vals.astype(np.float64), (np.repeat(np.arange(n), counts), idx)), shape=(n, A))
             M.sum_duplicates()
             return M
@@ -354,7 +355,8 @@ def _arff_matrix(rows, nums, attrs, path, missing):
 # %% ../nbs/00_data.ipynb #4a0e45df
 def _xml_labels(xml):
     "Label names from a Mulan XML header file."
-    root = ET.parse(xml).getroot()
+    try: root = ET.parse(xml).getroot()   # a missing file: FileNotFoundError, naming it
+    except ET.ParseError as e: raise ValueError(f"{xml}: not a Mulan XML label header ({e})") from None
     return [e.get("name") for e in root.iter() if e.tag.split("}")[-1] == "label"]
 
 def _find_xml(path):
@@ -526,6 +528,8 @@ def _label_matrix(labels, n_labels, base, path):
     return sp.csr_matrix((np.ones(len(idx), np.int8), idx, indptr), shape=(len(labels), C))
 
 # %% ../nbs/00_data.ipynb #c668fbbe
+_MAX_INDEX = 2**31 - 1   # most features or labels a file may declare (scipy's 32-bit indices)
+
 def read_xc(path,          # XC bag-of-words file (header 'N D L'), plain or .gz
             name=None):    # data set name; default: the file name
     "Read an Extreme Classification Repository file (header `N D L`, then `l1,l2 f:v ...`, 0-based)."
@@ -538,6 +542,8 @@ def read_xc(path,          # XC bag-of-words file (header 'N D L'), plain or .gz
     N, D, L = map(int, head)
     if min(N, D, L) < 1: raise ValueError(f"{path}: the header 'N D L' = {N} {D} {L} declares no instances, "
                                           "features or labels; each must be at least 1")
+    if max(D, L) > _MAX_INDEX:
+        raise ValueError(f"{path}: the header 'N D L' = {N} {D} {L} declares more than 2**31 - 1 features or labels")
     X, labels = _svmlight(body, path, D, True)
     if X.shape[0] != N:
         raise ValueError(f"{path}: the header says N={N} instances but the file has {X.shape[0]}")
@@ -552,9 +558,9 @@ def read_libsvm_multilabel(path,              # LIBSVM file 'l1,l2 f:v ...' (no 
                            label_base=0,      # index of the first label (napkinXC: 0)
                            name=None):        # data set name; default: the file name
     "Read a LIBSVM multi-label file (napkinXC's format: 0-based labels, 1-based features)."
-    if n_features is not None: n_features = check_int("n_features", n_features, 1)
-    if n_labels is not None: n_labels = check_int("n_labels", n_labels, 1)
-    feature_base, label_base = check_choice("feature_base", feature_base, (0, 1)), check_int("label_base", label_base, 0)
+    if n_features is not None: n_features = check_int("n_features", n_features, 1, _MAX_INDEX)
+    if n_labels is not None: n_labels = check_int("n_labels", n_labels, 1, _MAX_INDEX)
+    feature_base, label_base = check_choice("feature_base", feature_base, (0, 1)), check_int("label_base", label_base, 0, _MAX_INDEX)
     raw = _read_bytes(path)
     first = raw.partition(b"\n")[0].split()
     if len(first) == 3 and all(h.isdigit() for h in first):
@@ -894,6 +900,19 @@ def load_split(name,             # registered data set name
     return train_test_split(load(name, None, data_home, mirror), test_size, random_state)
 
 # %% ../nbs/00_data.ipynb #fa11e8c2
+def _check_fits(nbytes, what):  # nbytes: the memory the arrays need; what: the sizes, as text for the message
+    "Raise a ValueError naming `what` when `nbytes` exceed this machine's physical memory."
+    try: total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError): return   # not POSIX: numpy will say it if allocation fails
+    if nbytes > total:
+        raise ValueError(f"{what}: the data would take {nbytes / 2**30:,.0f} GiB, more than this machine's "
+                         f"memory ({total / 2**30:,.0f} GiB); choose smaller sizes")
+
+def _bounded(check, name, value, low, high, by, **kw):  # check: check_int or check_float; by: what sets `high`
+    "`check(name, value, low, high)`, its message saying which argument sets the upper end (e.g. 'n_features=50')."
+    try: return check(name, value, low, high, **kw)
+    except (TypeError, ValueError) as e: raise type(e)(f"{e} (the upper end is {by})") from None
+
 def make_label_specific(n_samples=1000,        # N
                         n_features=50,         # D
                         n_labels=5,            # C
@@ -906,10 +925,12 @@ def make_label_specific(n_samples=1000,        # N
     "Multi-label data where label j depends only on the features `relevant[j]`; returns (ds, relevant)."
     n_samples = check_int("n_samples", n_samples, 2)
     n_features, n_labels = check_int("n_features", n_features, 1), check_int("n_labels", n_labels, 1)
-    n_relevant = check_int("n_relevant", n_relevant, 1, n_features)
+    n_relevant = _bounded(check_int, "n_relevant", n_relevant, 1, n_features, f"n_features={n_features}")
     noise = check_float("noise", noise, 0)   # NaN noise would give a Y without a single positive label
     label_correlation = check_float("label_correlation", label_correlation, 0, 1)
     sparse, rng = check_bool("sparse", sparse), check_random_state(random_state)
+    _check_fits(n_samples * (n_features * 8 + n_labels * 9), f"n_samples={n_samples}, n_features={n_features}, "
+                f"n_labels={n_labels}")   # X and its float64 draws, Y and its scores
     if sparse:
         X = sp.random(n_samples, n_features, density=0.2, format="csr", random_state=rng,
                       data_rvs=lambda k: 1 + rng.poisson(2.0, k)).astype(np.float32)
@@ -956,12 +977,14 @@ def make_xc_label_specific(n_samples=15539,      # N (Eurlex-4K's training set b
     "Sparse tf-like X and Y of extreme-classification shape, each label with planted features; returns (ds, relevant)."
     N, D, C = (check_int(k, v, 1) for k, v in (("n_samples", n_samples), ("n_features", n_features),
                                                 ("n_labels", n_labels)))
-    n_relevant = check_int("n_relevant", n_relevant, 1, D)
-    labels_per_row = check_float("labels_per_row", labels_per_row, 1, C)   # a mean: at least one label a row
-    nnz_per_row = check_float("nnz_per_row", nnz_per_row, 0, D, closed="right")
+    n_relevant = _bounded(check_int, "n_relevant", n_relevant, 1, D, f"n_features={D}")
+    labels_per_row = _bounded(check_float, "labels_per_row", labels_per_row, 1, C, f"n_labels={C}")   # >= 1 a row
+    nnz_per_row = _bounded(check_float, "nnz_per_row", nnz_per_row, 0, D, f"n_features={D}", closed="right")
     p_relevant = check_float("p_relevant", p_relevant, 0, 1, closed="right")
     label_skew, feature_skew = check_float("label_skew", label_skew, 0), check_float("feature_skew", feature_skew, 0)
     rng = check_random_state(random_state)
+    _check_fits(8 * (2 * D + 2 * C + C * n_relevant) + 24 * N * (nnz_per_row + labels_per_row * (1 + n_relevant)),
+                f"n_samples={N}, n_features={D}, n_labels={C}, nnz_per_row={nnz_per_row}")
     def popularity(n, skew):   # a power law over a random order of the items
         p = np.arange(1, n + 1, dtype=np.float64) ** -float(skew)
         return (p / p.sum())[rng.permutation(n)]
@@ -987,8 +1010,12 @@ def make_xc_label_specific(n_samples=15539,      # N (Eurlex-4K's training set b
     distinct = lambda t: float(np.sum(-np.expm1(t * np.log1p(-np.minimum(p, 1 - 1e-12)))))
     lo, hi = 0.0, max(1.0, target)
     while distinct(hi) < target and hi < 1e9: hi *= 2
+    if distinct(hi) < target:   # too few words have a visible share of the background
+        raise ValueError(f"feature_skew={feature_skew}: background words this skewed cannot fill "
+                         f"nnz_per_row={nnz_per_row} distinct words a row; use a smaller feature_skew")
     for _ in range(60):
         lo, hi = (lo, (lo + hi) / 2) if distinct((lo + hi) / 2) >= target else ((lo + hi) / 2, hi)
+    _check_fits(16 * N * hi, f"n_samples={N}, nnz_per_row={nnz_per_row}, feature_skew={feature_skew}")
     bg_rows = np.repeat(np.arange(N), rng.poisson(hi, N))
     bg_cols = rng.choice(D, len(bg_rows), p=p)
     rows, cols = np.concatenate([sig_rows, bg_rows]), np.concatenate([sig_cols, bg_cols])
@@ -1015,6 +1042,8 @@ def make_alternative_groups(n_samples=500,      # N
     n_noise = check_int("n_noise", n_noise, 0)
     noise = check_float("noise", noise, 0, 0.5, closed="left")   # a flip probability: 0.5 leaves no signal
     rng = check_random_state(random_state)
+    _check_fits(16 * n_samples * (n_groups * group_size + n_noise + 2), f"n_samples={n_samples}, n_groups={n_groups}, "
+                f"group_size={group_size}, n_noise={n_noise}")   # the columns, and the permuted copy
     z = rng.standard_normal(n_samples)
     y = ((z > 0) ^ (rng.random(n_samples) < noise)).astype(np.int64)
     cols = [z[:, None] + 0.5 * rng.standard_normal((n_samples, group_size)) for _ in range(n_groups)]

@@ -39,6 +39,7 @@ def _as_2d(A, name):  # A: array-like or scipy sparse; name: argument name for m
         if A.ndim != 2: raise ValueError(f"{name} must be 2-D (N, C); got shape {A.shape}")
     if A.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric (real numbers or bool); got dtype {A.dtype}")
+    if A.dtype.kind == "f" and A.dtype.itemsize > 8: A = A.astype(np.float64)   # long double: numpy's einsum refuses it
     return A
 
 def _values(A):  # ndarray or CSR
@@ -171,11 +172,11 @@ def hamming_loss(Y, # (N, C) binary truth, dense or CSR (a 1-D vector is one ins
                 ):
     "(Weighted) Hamming loss: the (weighted) fraction of labels predicted wrongly."
     Y, P, n, average = _binary_pair(Y, P, average=average)
-    C = Y.shape[1]
+    C, normalize = Y.shape[1], check_bool("normalize", normalize)
     if weights is None:
         tp, ny, npr = _counts(Y, P, n)
         return _finish((ny + npr - 2 * tp) / C, average)
-    w = _normalised_weights(weights, C, n, check_bool("normalize", normalize))
+    w = _normalised_weights(weights, C, n, normalize)
     if w.ndim == 1:  # sum_l w_l (y_l + p_l - 2 y_l p_l), sparse-friendly
         Yw = Y.multiply(w[None, :]).tocsr() if sp.issparse(Y) else Y * w
         loss = np.broadcast_to(_rowdot(Y, w[None, :]), (n,)) + np.broadcast_to(_rowdot(P, w[None, :]), (n,)) \
@@ -570,7 +571,10 @@ def inverse_propensity(Y, # (N, C) binary label matrix (usually the training lab
     if Y.shape[1] == 0: raise ValueError(f"Y has 0 label columns (shape {Y.shape}); at least 1 required")
     counts = _colsum(Y)
     if method == "log": return 1.0 / np.log1p(np.maximum(counts, 1.0))
-    return 1.0 + max(np.log(N) - 1.0, 0.0) * (B + 1.0) ** A * (counts + B) ** (-A)   # q >= 1 (see above)
+    with np.errstate(over="ignore"):   # ((B+1)/(N_l+B))^A: Jain's (B+1)^A (N_l+B)^-A, without overflow for large B
+        q = 1.0 + max(np.log(N) - 1.0, 0.0) * np.power((B + 1.0) / (counts + B), A)   # q >= 1 (see above)
+    if not np.isfinite(q).all(): raise ValueError(f"A={A}, B={B}: the inverse propensities overflow; use a smaller A")
+    return q
 
 # %% ../nbs/01_metrics.ipynb #420a7f06
 def mcc(y, # (N,) binary truth (0/1 or bool), N >= 1; an (N, 1) column is accepted
