@@ -7,11 +7,9 @@ from __future__ import annotations
 import difflib, numbers
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state as _sk_check_random_state
-from sklearn.utils.validation import validate_data
 
 # %% auto #0
-__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_choice', 'check_k', 'check_X',
+__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_bool', 'check_choice', 'check_k', 'check_X',
            'check_feature_names', 'check_Y']
 
 # %% ../nbs/02a_checks.ipynb #a2c0e007
@@ -22,7 +20,8 @@ def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or 
     what = f"{name}={seed!r}: {name} must be None, an int in [0, 2**32 - 1] or a numpy RandomState"
     if isinstance(seed, (bool, np.bool_)): raise TypeError(what)
     if isinstance(seed, numbers.Integral) and not 0 <= seed < 2**32: raise ValueError(what)
-    try: return _sk_check_random_state(seed)
+    from sklearn.utils import check_random_state as sk_check   # here: scikit-learn takes ~2 s to import
+    try: return sk_check(seed)
     except (TypeError, ValueError): raise TypeError(f"{what}; got {type(seed).__name__}") from None
 
 def check_n_jobs(n_jobs, name="n_jobs"):  # joblib's n_jobs: None, or an int other than 0 (-1: all cores)
@@ -78,6 +77,14 @@ def check_float(name: str,        # the parameter's name
     if np.isnan(v): raise ValueError(f"{what}; got NaN")
     if (np.isinf(v) and not allow_inf) or not _inside(v, low, high, closed): raise ValueError(what)
     return v
+
+# %% ../nbs/02a_checks.ipynb #69a816ec
+def check_bool(name: str,  # the parameter's name
+               value,      # the value to check
+              ) -> bool:
+    "`value` as a bool if it is True or False (numpy's bool too); else a TypeError naming `name`."
+    if isinstance(value, (bool, np.bool_)): return bool(value)
+    raise TypeError(f"{name}={value!r}: {name} must be True or False; got {type(value).__name__}")
 
 # %% ../nbs/02a_checks.ipynb #a2c0e017
 def _same(a, b) -> bool:
@@ -211,6 +218,7 @@ def check_feature_names(estimator,  # the estimator being fitted or asked to pre
                         *, reset,   # True in fit (record the names), False at predict (compare them)
                        ):
     "Record (`reset=True`) or check `estimator.feature_names_in_` against a DataFrame's columns, as scikit-learn does."
+    from sklearn.utils.validation import validate_data   # here, as in check_random_state
     validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
 
 # %% ../nbs/02a_checks.ipynb #a2c0e029
@@ -228,6 +236,9 @@ def _dense_labels(Y, name):
         raise ValueError(f"{name} looks like a list of label lists; convert it to a binary indicator matrix "
                          f"first: {_MLB.format(name=name)}")
     A = np.asarray(Y)
+    if A.dtype.kind == "O":   # numbers stored as objects (a DataFrame of mixed columns): as floats, if they are
+        try: A = A.astype(np.float64)
+        except (TypeError, ValueError): pass
     if A.dtype.kind not in "biuf":
         raise ValueError(f"{name} has dtype {A.dtype}: it must be a binary (0/1) indicator matrix; for label "
                          f"names or label lists use {_MLB.format(name=name)}")
@@ -259,7 +270,7 @@ def check_Y(Y,               # (n_samples, n_labels) 0/1 indicators: dense, spar
         ex = np.unique(vals[bad])[:3].tolist()
         raise ValueError(f"{name} must be binary (0/1 indicators); found values such as {ex}. If its rows "
                          f"are label indices, convert it with {_MLB.format(name=name)}")
-    C = (sp.csr_matrix(A) if C is None else C).astype(np.int8)
+    C = sp.csr_matrix(A.astype(np.int8)) if C is None else C.astype(np.int8)   # int8 first: scipy has no float16
     C.eliminate_zeros()
     C.sort_indices()
     n, c = C.shape

@@ -9,18 +9,23 @@ import gzip
 import hashlib
 import importlib.resources
 import io
+import numbers
 import os
 import re
 import tempfile
 import urllib.request
 import warnings
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from fastcore.basics import patch
+
+from .checks import (check_bool, check_choice, check_float, check_int, check_random_state, check_X,
+                             check_Y)
 
 # %% auto #0
 __all__ = ['MultiLabelDataset', 'read_arff', 'write_arff', 'write_xc', 'read_xc', 'read_libsvm_multilabel', 'read_pmlb',
@@ -29,39 +34,21 @@ __all__ = ['MultiLabelDataset', 'read_arff', 'write_arff', 'write_xc', 'read_xc'
 
 # %% ../nbs/00_data.ipynb #ae78ee36
 def _as_X(X):
-    "X as float32 ndarray or float32 CSR."
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float32)
-        if not X.has_sorted_indices or (X.data == 0).any():  # tidy a copy, never the caller's matrix
-            X = X.copy()
-            X.eliminate_zeros()
-            X.sort_indices()
-        return X
-    X = np.asarray(X, dtype=np.float32)
-    if X.ndim == 1: X = X.reshape(-1, 1)
-    if X.ndim != 2: raise ValueError(f"X must be 2-D (N, D); got an array with shape {X.shape}")
+    "X as a finite float32 ndarray or float32 CSR (sorted indices, no stored zeros); a 1-D X is one column."
+    if not sp.issparse(X) and X is not None:
+        try: A = np.asarray(X)
+        except ValueError: A = None   # ragged rows: check_X says so
+        if A is not None and A.ndim == 1 and A.dtype != object: X = A.reshape(-1, 1)
+    X = check_X(X, min_samples=0, min_features=0, dtype=np.float32)
+    if sp.issparse(X) and (not X.has_sorted_indices or (X.data == 0).any()):   # tidy a copy, never the caller's
+        X = X.copy()
+        X.eliminate_zeros()
+        X.sort_indices()
     return X
 
-def _as_Y(Y):
-    "Y as binary int8 CSR (N, C); a 1-D target becomes one column."
-    if sp.issparse(Y):
-        Y = sp.csr_matrix(Y)
-        Y.eliminate_zeros()
-        vals = np.unique(Y.data)
-    else:
-        Y = np.asarray(Y)
-        if Y.ndim == 1: Y = Y.reshape(-1, 1)
-        if Y.ndim != 2: raise ValueError(f"Y must be 2-D (N, C); got an array with shape {Y.shape}")
-        vals = np.unique(Y)
-        if Y.dtype.kind == 'f' and np.isnan(Y).any(): vals = np.array([np.nan])
-    bad = [v for v in vals.tolist() if v not in (0, 1)]
-    if bad:
-        raise ValueError(f"Y must be binary (0/1); found the value(s) {bad[:5]}. "
-                         "Binarise the labels first (e.g. Y > 0) or check the label columns.")
-    Y = sp.csr_matrix(Y, dtype=np.int8)
-    Y.eliminate_zeros()
-    Y.sort_indices()
-    return Y
+def _as_Y(Y, n_samples):
+    "Y as binary int8 CSR (N, C), C >= 1; a 1-D target becomes one column."
+    return check_Y(Y, n_samples)
 
 # %% ../nbs/00_data.ipynb #39845b55
 class MultiLabelDataset:
@@ -75,16 +62,11 @@ class MultiLabelDataset:
                  label_names=None,    # C names; default y0, y1, ...
                  name="",             # data set name
                  provenance=None):    # dict: file, url, sha256, split, ... (where the data came from)
-        X, Y = _as_X(X), _as_Y(Y)
-        if X.shape[0] != Y.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.shape[0]}: "
-                             "they must describe the same instances")
-        data = X.data if sp.issparse(X) else X
-        if not np.isfinite(data).all():
-            n_nan = int(np.isnan(data).sum())
-            raise ValueError(f"X contains {n_nan} NaN and {int(np.isinf(data).sum())} infinite value(s); "
-                             "impute or drop them first (e.g. sklearn.impute.SimpleImputer)")
-        self.X, self.Y, self.name = X, Y, str(name)
+        X = _as_X(X)
+        Y = _as_Y(Y, X.shape[0])
+        if provenance is not None and not isinstance(provenance, dict):
+            raise TypeError(f"provenance must be a dict (or None); got {type(provenance).__name__}")
+        self.X, self.Y, self.name = X, Y, "" if name is None else str(name)
         self.feature_names = self._names(feature_names, X.shape[1], "f", "feature_names", "D")
         self.label_names = self._names(label_names, Y.shape[1], "y", "label_names", "C")
         self.provenance = dict(provenance or {})
@@ -92,6 +74,8 @@ class MultiLabelDataset:
     @staticmethod
     def _names(names, k, prefix, what, sym):
         if names is None: return [f"{prefix}{i}" for i in range(k)]
+        if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+            raise TypeError(f"{what}={names!r}: {what} must be a list of {sym}={k} names")
         names = [str(n) for n in names]
         if len(names) != k: raise ValueError(f"{what} has {len(names)} entries but {sym}={k}")
         return names
@@ -136,12 +120,20 @@ def y(self: MultiLabelDataset):
 @patch
 def subset(self: MultiLabelDataset, idx):  # row indices, boolean mask or slice
     "A new data set with the rows `idx`."
-    if isinstance(idx, slice): idx = np.arange(self.n_samples)[idx]
+    N = self.n_samples
+    if isinstance(idx, slice): idx = np.arange(N)[idx]
     idx = np.asarray(idx)
+    if idx.ndim != 1:
+        raise ValueError(f"idx must be 1-D (row indices, a boolean mask or a slice); got shape {idx.shape}")
     if idx.dtype == bool:
-        if len(idx) != self.n_samples:
-            raise ValueError(f"boolean mask has length {len(idx)}, expected N={self.n_samples}")
+        if len(idx) != N:
+            raise ValueError(f"idx, a boolean mask, has length {len(idx)}, expected N={N}")
         idx = np.flatnonzero(idx)
+    elif idx.size == 0: idx = idx.astype(np.int64)   # [] is read as floats
+    elif idx.dtype.kind not in "iu":
+        raise TypeError(f"idx has dtype {idx.dtype}: row indices must be integers (or a boolean mask, or a slice)")
+    if idx.size and (idx.min() < -N or idx.max() >= N):
+        raise ValueError(f"idx holds a row index outside [-N, N) = [{-N}, {N})")
     return MultiLabelDataset(self.X[idx], self.Y[idx], self.feature_names, self.label_names, self.name,
                              {**self.provenance, "rows": len(idx)})
 
@@ -165,10 +157,22 @@ def summary(self: MultiLabelDataset):
                 feature_density=round(nnz / max(self.n_samples * self.n_features, 1), 4))
 
 # %% ../nbs/00_data.ipynb #d5eb104e
-def _read_bytes(path):
-    "The (decompressed) bytes of a plain or gzip file."
-    with open(path, "rb") as f: raw = f.read()
-    return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+def _check_path(path, name="path"):  # the argument's name in messages
+    "`path` as a Path if it is a str or path-like; else a TypeError naming `name`."
+    if isinstance(path, (str, os.PathLike)): return Path(path)
+    raise TypeError(f"{name}={path!r}: {name} must be a file path (str or pathlib.Path); got {type(path).__name__}")
+
+def _read_bytes(path, empty_ok=False):  # empty_ok: return an empty file's b"" instead of raising
+    "The (decompressed) bytes of a plain or gzip file; a damaged or empty file is a ValueError naming it."
+    path = _check_path(path)
+    with open(path, "rb") as f: raw = f.read()   # a missing file: open's FileNotFoundError, naming it
+    if raw[:2] == b"\x1f\x8b":
+        try: raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as e:   # bad header, truncated stream, corrupt data
+            raise ValueError(f"{path}: damaged gzip file ({e}); delete it and fetch it again, "
+                             "or re-compress the original") from None
+    if not empty_ok and not raw: raise ValueError(f"{path}: the file is empty (no instances)")   # 0 bytes: never a row
+    return raw
 
 def _read_text(path):
     raw = _read_bytes(path)
@@ -209,6 +213,7 @@ def _arff_header(text, path):
                 raise ValueError(f"{path}, line {lineno}: cannot parse "
                                  f"the attribute declaration {line[:80]!r}")
             name, typ = _unquote(m.group(1)), m.group(2)
+            if not typ: raise ValueError(f"{path}, line {lineno}: the attribute declaration {line[:80]!r} has no type")
             if typ.startswith("{"):
                 if not typ.endswith("}"):
                     raise ValueError(f"{path}, line {lineno}: unterminated nominal value list for {name!r}")
@@ -303,10 +308,10 @@ def _arff_matrix(rows, nums, attrs, path, missing):
             counts, idx, vals = fast
             ends = np.cumsum(counts)
             blame = lambda k: f"{path}, line {nums[np.searchsorted(ends, k, side='right')]}"
-            if vals.dtype == object: vals = _convert(list(vals), idx, attrs, missing, blame)
             out = np.flatnonzero((idx < 0) | (idx >= A))
-            if len(out):
+            if len(out):   # before converting: the attribute of each value is looked up by its index
                 raise ValueError(f"{blame(out[0])}: attribute index {idx[out[0]]} is out of range 0..{A-1}")
+            if vals.dtype == object: vals = _convert(list(vals), idx, attrs, missing, blame)
             M = sp.csr_matrix((vals.astype(np.float64), (np.repeat(np.arange(n), counts), idx)), shape=(n, A))
             M.sum_duplicates()
             return M
@@ -350,7 +355,8 @@ def _arff_matrix(rows, nums, attrs, path, missing):
 # %% ../nbs/00_data.ipynb #4a0e45df
 def _xml_labels(xml):
     "Label names from a Mulan XML header file."
-    root = ET.parse(xml).getroot()
+    try: root = ET.parse(xml).getroot()   # a missing file: FileNotFoundError, naming it
+    except ET.ParseError as e: raise ValueError(f"{xml}: not a Mulan XML label header ({e})") from None
     return [e.get("name") for e in root.iter() if e.tag.split("}")[-1] == "label"]
 
 def _find_xml(path):
@@ -370,13 +376,18 @@ def read_arff(path,             # .arff or .arff.gz file (dense or sparse ARFF)
               missing="error",  # what '?' becomes: "error", or a number to substitute
               name=None):       # data set name; default: the file name
     "Read a Mulan/MEKA multi-label ARFF file into a `MultiLabelDataset` (sparse ARFF gives a CSR X)."
-    if labels not in ("last", "first", "auto"):
-        raise ValueError(f"labels={labels!r}: use 'last' (Mulan), 'first' (MEKA) or 'auto'")
+    labels = check_choice("labels", labels, ("last", "first", "auto"))   # Mulan, MEKA, MEKA's sign
+    if n_labels is not None: n_labels = check_int("n_labels", n_labels, 1)
+    if xml is not None: xml = _check_path(xml, "xml")
+    if not (isinstance(missing, str) and missing == "error"):
+        try: missing = check_float("missing", missing)
+        except TypeError: raise TypeError(f"missing={missing!r}: missing must be 'error' or a finite number") from None
     text = _read_text(path)
     relation, attrs, start, lineno = _arff_header(text, path)
     A = len(attrs)
     if not A: raise ValueError(f"{path}: the header declares no attributes")
     rows, nums = _data_lines(text, start, lineno)
+    if not rows: raise ValueError(f"{path}: the @data section holds no rows (no instances)")
     M = _arff_matrix(rows, nums, attrs, path, missing)
     names = [a[0] for a in attrs]
     meka = re.search(r"(?:^|[\s:])-C\s+(-?\d+)", relation)
@@ -426,12 +437,22 @@ def read_arff(path,             # .arff or .arff.gz file (dense or sparse ARFF)
 # %% ../nbs/00_data.ipynb #ae5521fb
 def _fmt(v): return f"{v:.9g}"
 
+def _check_ds(ds, rows=0):  # rows: fewest rows accepted
+    "Raise unless `ds` is a `MultiLabelDataset` with at least `rows` rows."
+    if not isinstance(ds, MultiLabelDataset):
+        raise TypeError(f"ds must be a MultiLabelDataset; got {type(ds).__name__} "
+                        "(wrap arrays with MultiLabelDataset(X, Y))")
+    if ds.n_samples < rows: raise ValueError(f"ds has {ds.n_samples} rows; at least {rows} required")
+    return ds
+
 def write_arff(ds,                # MultiLabelDataset
                path,              # output file; gzip-compressed when it ends in .gz
                labels="last",     # "last" (Mulan) or "first" (MEKA, with '-C C' in @relation)
                sparse=None):      # sparse rows `{i v, ...}`; default: when X is sparse
     "Write `ds` as a multi-label ARFF file (labels as nominal {0,1} attributes)."
-    sparse = ds.is_sparse if sparse is None else sparse
+    _check_ds(ds, 1)   # the readers refuse a file without instances
+    path, labels = _check_path(path), check_choice("labels", labels, ("last", "first"))
+    sparse = ds.is_sparse if sparse is None else check_bool("sparse", sparse)
     q = lambda s: "'" + str(s).replace("\\", "\\\\").replace("'", "\\'") + "'"
     C = ds.n_labels
     rel = f"{ds.name or 'data'}: -C {C}" if labels == "first" else (ds.name or "data")
@@ -462,6 +483,8 @@ def write_xc(ds,                # MultiLabelDataset
              # write the 'N D L' header line (False: plain LIBSVM multi-label, 1-based features)
              header=True):
     "Write `ds` in the extreme-classification text format (`l1,l2 f:v ...`)."
+    _check_ds(ds, 1)
+    path, header = _check_path(path), check_bool("header", header)
     Xc, Yc, base = sp.csr_matrix(ds.X), ds.Y, 0 if header else 1
     lines = [f"{ds.n_samples} {ds.n_features} {ds.n_labels}"] if header else []
     for i in range(ds.n_samples):
@@ -477,6 +500,7 @@ def write_xc(ds,                # MultiLabelDataset
 def _svmlight(raw, path, n_features, zero_based):
     "Parse multi-label LIBSVM bytes with scikit-learn: (X CSR float32, list of label tuples)."
     from sklearn.datasets import load_svmlight_file
+    if not raw: return sp.csr_matrix((0, n_features or 0), dtype=np.float32), []   # no line at all: no instances
     lines = raw.rstrip(b"\n").split(b"\n")
     # an instance without labels or features: scikit-learn would skip the line
     if any(not l.strip() for l in lines):
@@ -490,16 +514,22 @@ def _svmlight(raw, path, n_features, zero_based):
 
 def _label_matrix(labels, n_labels, base, path):
     counts = np.fromiter((len(t) for t in labels), np.int64, len(labels))
-    idx = np.fromiter((int(l) for t in labels for l in t), np.int64, int(counts.sum())) - base
+    lab = np.fromiter((l for t in labels for l in t), np.float64, int(counts.sum()))
+    if (lab != np.round(lab)).any():
+        raise ValueError(f"{path}: label {lab[lab != np.round(lab)][0]:g} is not an integer label index")
+    idx = lab.astype(np.int64) - base
     if len(idx) and idx.min() < 0:
         raise ValueError(f"{path}: label index {idx.min() + base} is below the first label index {base}")
     C = int(idx.max()) + 1 if n_labels is None and len(idx) else (n_labels or 0)
     if len(idx) and idx.max() >= C:
         raise ValueError(f"wrong label count: {path} has label index {idx.max() + base} but n_labels={C}")
+    if C == 0: raise ValueError(f"{path}: no instance has a label; pass n_labels=C if the file holds none")
     indptr = np.concatenate([[0], np.cumsum(counts)])
     return sp.csr_matrix((np.ones(len(idx), np.int8), idx, indptr), shape=(len(labels), C))
 
 # %% ../nbs/00_data.ipynb #c668fbbe
+_MAX_INDEX = 2**31 - 1   # most features or labels a file may declare (scipy's 32-bit indices)
+
 def read_xc(path,          # XC bag-of-words file (header 'N D L'), plain or .gz
             name=None):    # data set name; default: the file name
     "Read an Extreme Classification Repository file (header `N D L`, then `l1,l2 f:v ...`, 0-based)."
@@ -510,6 +540,10 @@ def read_xc(path,          # XC bag-of-words file (header 'N D L'), plain or .gz
         raise ValueError(f"{path}: expected a header line 'N D L', got {first[:60]!r}; "
                          "for LIBSVM files without a header use read_libsvm_multilabel")
     N, D, L = map(int, head)
+    if min(N, D, L) < 1: raise ValueError(f"{path}: the header 'N D L' = {N} {D} {L} declares no instances, "
+                                          "features or labels; each must be at least 1")
+    if max(D, L) > _MAX_INDEX:
+        raise ValueError(f"{path}: the header 'N D L' = {N} {D} {L} declares more than 2**31 - 1 features or labels")
     X, labels = _svmlight(body, path, D, True)
     if X.shape[0] != N:
         raise ValueError(f"{path}: the header says N={N} instances but the file has {X.shape[0]}")
@@ -524,6 +558,9 @@ def read_libsvm_multilabel(path,              # LIBSVM file 'l1,l2 f:v ...' (no 
                            label_base=0,      # index of the first label (napkinXC: 0)
                            name=None):        # data set name; default: the file name
     "Read a LIBSVM multi-label file (napkinXC's format: 0-based labels, 1-based features)."
+    if n_features is not None: n_features = check_int("n_features", n_features, 1, _MAX_INDEX)
+    if n_labels is not None: n_labels = check_int("n_labels", n_labels, 1, _MAX_INDEX)
+    feature_base, label_base = check_choice("feature_base", feature_base, (0, 1)), check_int("label_base", label_base, 0, _MAX_INDEX)
     raw = _read_bytes(path)
     first = raw.partition(b"\n")[0].split()
     if len(first) == 3 and all(h.isdigit() for h in first):
@@ -535,16 +572,34 @@ def read_libsvm_multilabel(path,              # LIBSVM file 'l1,l2 f:v ...' (no 
                              provenance=dict(file=str(path), format="libsvm"))
 
 # %% ../nbs/00_data.ipynb #5c4391ef
+def _line_of_row(raw, row):  # raw: the file's bytes; row: 0-based data row as pandas counts them
+    "The 1-based line of the file that holds data row `row` (pandas skips the header and blank lines)."
+    return [i for i, l in enumerate(raw.split(b"\n")) if l.strip()][1 + row] + 1
+
 def read_pmlb(path,              # PMLB .tsv or .tsv.gz file
               target="target",   # name of the class column
               name=None):        # data set name; default: the file name
     "Read a PMLB classification file; a binary target gives one label column `target`."
-    df = pd.read_csv(io.BytesIO(_read_bytes(path)), sep="\t")
+    if not isinstance(target, str): raise TypeError(f"target={target!r}: target must be a column name (str)")
+    raw = _read_bytes(path)
+    try: df = pd.read_csv(io.BytesIO(raw), sep="\t")
+    except ValueError as e:   # pandas' ParserError, a bad encoding
+        raise ValueError(f"{path}: cannot parse as a tab-separated PMLB file ({e})") from None
     if target not in df.columns:
         raise ValueError(f"{path}: no column {target!r}; columns are {list(df.columns)[-5:]}...")
+    if len(df) == 0: raise ValueError(f"{path}: a header but no rows (no instances)")
     t = df.pop(target)
+    if t.isna().any():   # a row cut short, or an empty target field: never a class of its own
+        r = int(np.flatnonzero(t.isna().to_numpy())[0])
+        raise ValueError(f"{path}, line {_line_of_row(raw, r)}: the row has no value for the target column "
+                         f"{target!r}; complete or drop that row")
     nonnum = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
     if nonnum: raise ValueError(f"{path}: non-numeric feature columns {nonnum[:5]}; encode them first")
+    bad = ~np.isfinite(df.to_numpy(np.float64))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise ValueError(f"{path}, line {_line_of_row(raw, int(r))}: feature {df.columns[c]!r} is missing or "
+                         "not finite; impute or drop that row")
     classes = np.sort(t.unique())
     if len(classes) <= 2:
         Y, lab = (t.to_numpy() == classes[-1]).astype(np.int8).reshape(-1, 1), [target]
@@ -585,21 +640,39 @@ def cache_dir():
 
 def _roots(data_home=None):
     "Directories searched for data files, in order."
-    roots = [Path(data_home).expanduser()] if data_home is not None else []
+    roots = [_check_path(data_home, "data_home").expanduser()] if data_home is not None else []
     if os.environ.get("MLXPLAIN_DATA"): roots.append(Path(os.environ["MLXPLAIN_DATA"]).expanduser())
     return roots + [cache_dir()]
 
 def _entries(name):
     "Registry entries (one per split) of the data set `name` (case-insensitive)."
+    if not isinstance(name, str):
+        raise TypeError(f"name={name!r}: name must be a registered data set name (str); `mlxplain datasets` "
+                        "(or mlxplain.data.registry()) lists them")
     names = sorted({e["name"] for e in _REGISTRY})
     canon = {n.lower(): n for n in names}.get(str(name).lower())
     if canon is None:
         close = difflib.get_close_matches(str(name), names, n=5, cutoff=0.5) or \
                 difflib.get_close_matches(str(name).lower(), [n.lower() for n in names], n=5, cutoff=0.5)
         hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
-        raise ValueError(f"unknown data set {name!r}; {hint}`mlxplain datasets` (or mlxplain.data.registry()) "
+        raise ValueError(f"name={name!r}: unknown data set; {hint}`mlxplain datasets` (or mlxplain.data.registry()) "
                          f"lists all {len(names)} names")
     return [e for e in _REGISTRY if e["name"] == canon]
+
+def _check_split(split, name, have):  # split: the argument; have: the data set's splits
+    "`split` with 'full' read as 'union'; an error naming split and the data set's splits otherwise."
+    if split is None: return None
+    if not isinstance(split, str): raise TypeError(f"split={split!r}: split must be None or a split name {have}")
+    split = {"full": "union"}.get(split, split)  # the manifest calls the union file "full"
+    if split not in have:
+        raise ValueError(f"split={split!r}: data set {name} has no split of that name; it has {have} (or None)")
+    return split
+
+def _check_mirror(mirror):
+    "The mirror's base URL: the argument, else $MLXPLAIN_MIRROR, else None."
+    if mirror is not None and not isinstance(mirror, str):
+        raise TypeError(f"mirror={mirror!r}: mirror must be a base URL (str) or None")
+    return mirror or os.environ.get("MLXPLAIN_MIRROR") or None
 
 # %% ../nbs/00_data.ipynb #fb022982
 def _find_local(e, roots):
@@ -655,12 +728,9 @@ def fetch(name,            # registered data set name (case-insensitive)
           mirror=None):
     "Make the files of data set `name` available locally (downloading if needed); returns {split: Path}."
     ents = _entries(name)
-    split = {"full": "union"}.get(split, split)  # the manifest calls the union file "full"
-    if split is not None:
-        ents = [e for e in ents if e["split"] == split]
-        if not ents:
-            raise ValueError(f"{name} has no split {split!r}; it has {[e['split'] for e in _entries(name)]}")
-    mirror = mirror or os.environ.get("MLXPLAIN_MIRROR") or None
+    split = _check_split(split, name, [e["split"] for e in ents])
+    if split is not None: ents = [e for e in ents if e["split"] == split]
+    mirror = _check_mirror(mirror)
     roots, out = _roots(data_home), {}
     for e in ents:
         path = _find_local(e, roots)
@@ -696,6 +766,25 @@ def _vstack(a, b, name, prov):
     return MultiLabelDataset(X, sp.vstack([a.Y, b.Y], format="csr"), a.feature_names, a.label_names, name,
                              prov)
 
+def _verify(e, path):  # e: registry entry; path: the local file
+    "(sha256 of the file, whether it matched a registered checksum); a ValueError with the fix on a mismatch."
+    sha = _sha256(path)
+    if sha in (e["sha256"], e["url_sha256"]): return sha, True
+    if e["url_sha256"] is not None:   # upstream's checksum is of the uncompressed content
+        try: content = hashlib.sha256(_read_bytes(path, empty_ok=True)).hexdigest()
+        except ValueError: content = None   # a damaged .gz matches nothing
+        if content == e["url_sha256"]: return sha, True
+    expected = [h for h in (e["sha256"] if str(path).endswith(".gz") else None, e["url_sha256"]) if h]
+    if not expected:
+        if e["sha256"] is not None:
+            warnings.warn(f"{path}: an uncompressed copy of {e['file']}, whose content has no registered checksum; "
+                          "loaded unverified (keep the .gz file to have it checked)")
+        return sha, False
+    raise ValueError(f"{path} is not the registered file of {e['name']} ({e['split']}): expected sha256 "
+                     f"{' or '.join(expected)}, got {sha} (a damaged, truncated or different version of the file). "
+                     "Delete it and load again to download the registered file (from the mirror or upstream), "
+                     f"or copy {e['file']} from a copy of the staged data")
+
 # %% ../nbs/00_data.ipynb #720014c1
 def load(name,            # registered data set name (case-insensitive); see registry()
          # "train", "test", "union"; None: the union file, the only file, or train+test stacked
@@ -704,7 +793,8 @@ def load(name,            # registered data set name (case-insensitive); see reg
          mirror=None):    # base URL of a mirror of ../shared/data (default $MLXPLAIN_MIRROR)
     "Load a registered data set as a `MultiLabelDataset`, checking its shape against the registry."
     ents = {e["split"]: e for e in _entries(name)}
-    split = {"full": "union"}.get(split, split)  # the manifest calls the union file "full"
+    split = _check_split(split, name, sorted(ents))
+    _roots(data_home), _check_mirror(mirror)   # bad arguments fail here, whatever the split
     if split is None:
         if "union" in ents: split = "union"
         elif len(ents) == 1: split = next(iter(ents))
@@ -712,21 +802,15 @@ def load(name,            # registered data set name (case-insensitive); see reg
             tr, te = load(name, "train", data_home, mirror), load(name, "test", data_home, mirror)
             return _vstack(tr, te, tr.name, {**tr.provenance, "split": "train+test",
                                               "file": [tr.provenance["file"], te.provenance["file"]]})
-    if split not in ents: raise ValueError(f"{name} has no split {split!r}; it has {sorted(ents)} (or None)")
     e = ents[split]
     path = fetch(e["name"], data_home, split, mirror)[split]
+    sha, verified = _verify(e, path)   # before reading: a damaged file is refused with the fix
     ds = _read_entry(e, path)
     want = (e["n"], e["d"], 1 if e["kind"] == "binary" and e["c"] == 2 else e["c"])
     if ds.shape != want:
         raise ValueError(f"{e['name']} ({split}) read from {path} has N, D, C = {ds.shape} "
                          f"but the registry expects {want}: the file is a different version or damaged; "
                          "delete it or fix MLXPLAIN_DATA")
-    sha = _sha256(path)
-    verified = sha in (e["sha256"], e["url_sha256"]) or (
-        e["url_sha256"] is not None and hashlib.sha256(_read_bytes(path)).hexdigest() == e["url_sha256"])
-    if e["sha256"] is not None and not verified:
-        warnings.warn(f"{path}: sha256 {sha[:12]}… matches no registered checksum "
-                      f"for {e['name']} ({split}); the shape matches, so it is loaded")
     ds.name = e["name"]
     ds.provenance = {**ds.provenance, "file": str(path), "source": e["source"], "url": e["url"],
                      "sha256": sha, "verified": bool(verified), "split": split}
@@ -736,7 +820,7 @@ def load(name,            # registered data set name (case-insensitive); see reg
 def registry(data_home=None,  # also search here for local copies
              files=False):    # one row per file instead of per data set
     "The registered data sets as a DataFrame, with whether each is `available` locally (no download)."
-    roots = _roots(data_home)
+    roots, files = _roots(data_home), check_bool("files", files)
     rows = [{**{k: v for k, v in e.items() if k != "howto"},
              "path": (str(p) if (p := _find_local(e, roots)) else None)}
             for e in _REGISTRY]
@@ -767,16 +851,26 @@ def _stratifier(ds, kind, n_splits, test_size, random_state):
         cv = (MultilabelStratifiedKFold(n_splits, shuffle=True, random_state=random_state)
               if kind == "kfold" else
               MultilabelStratifiedShuffleSplit(1, test_size=test_size, random_state=random_state))
-    return cv.split(np.zeros((ds.n_samples, 1)), y)
+    try: return list(cv.split(np.zeros((ds.n_samples, 1)), y))
+    except ValueError as e:   # e.g. a class with one member; scikit-learn's words say which
+        what = f"n_splits={n_splits}" if kind == "kfold" else f"test_size={test_size!r}"
+        raise ValueError(f"ds ({ds.n_samples} rows) cannot be split with {what}: {e}") from None
+
+def _check_test_size(test_size, N=None):  # N: rows of the data set (None: not known yet)
+    "Raise unless `test_size` is a fraction in (0, 1) or a count in [1, N - 1]."
+    if isinstance(test_size, numbers.Integral) and not isinstance(test_size, (bool, np.bool_)):
+        return check_int("test_size", test_size, 1, None if N is None else N - 1)
+    try: return check_float("test_size", test_size, 0, 1, closed="neither")
+    except TypeError as e: raise TypeError(f"{e}, or an integer count of test rows") from None
 
 def train_test_split(ds,               # MultiLabelDataset
                      test_size=1/3,    # fraction (0, 1) or number of test instances
                      random_state=0):  # seed
     "Split `ds` into (train, test): iterative stratification for multi-label, stratified for binary."
-    if not (0 < test_size < 1 or (isinstance(test_size, (int, np.integer)) and 0 < test_size < ds.n_samples)):
-        raise ValueError(f"test_size={test_size}: use a fraction in (0, 1) "
-                         f"or an integer in [1, N-1={ds.n_samples - 1}]")
-    tr, te = next(_stratifier(ds, "split", 1, test_size, random_state))
+    _check_ds(ds, 2)
+    _check_test_size(test_size, ds.n_samples)
+    check_random_state(random_state)
+    tr, te = _stratifier(ds, "split", 1, test_size, random_state)[0]
     tr, te = np.sort(tr), np.sort(te)
     a, b = ds.subset(tr), ds.subset(te)
     a.provenance.update(split="train", split_seed=random_state)
@@ -787,8 +881,9 @@ def kfold(ds,               # MultiLabelDataset
           n_splits=5,       # number of folds
           random_state=0):  # seed
     "Stratified k-fold indices [(train_idx, test_idx), ...] (iterative stratification for multi-label)."
-    if not 2 <= n_splits <= ds.n_samples:
-        raise ValueError(f"n_splits={n_splits}: need 2 <= n_splits <= N={ds.n_samples}")
+    _check_ds(ds, 2)
+    n_splits = check_int("n_splits", n_splits, 2, ds.n_samples)
+    check_random_state(random_state)
     return [(np.sort(a), np.sort(b)) for a, b in _stratifier(ds, "kfold", n_splits, None, random_state)]
 
 # %% ../nbs/00_data.ipynb #7f9e9b3f
@@ -799,11 +894,25 @@ def load_split(name,             # registered data set name
                mirror=None):     # see load()
     "(train, test) of a registered data set: its official split if any, else by iterative stratification."
     splits = {e["split"] for e in _entries(name)}
+    _check_test_size(test_size), check_random_state(random_state)   # checked whatever the split
     if {"train", "test"} <= splits:
         return load(name, "train", data_home, mirror), load(name, "test", data_home, mirror)
     return train_test_split(load(name, None, data_home, mirror), test_size, random_state)
 
 # %% ../nbs/00_data.ipynb #fa11e8c2
+def _check_fits(nbytes, what):  # nbytes: the memory the arrays need; what: the sizes, as text for the message
+    "Raise a ValueError naming `what` when `nbytes` exceed this machine's physical memory."
+    try: total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError): return   # not POSIX: numpy will say it if allocation fails
+    if nbytes > total:
+        raise ValueError(f"{what}: the data would take {nbytes / 2**30:,.0f} GiB, more than this machine's "
+                         f"memory ({total / 2**30:,.0f} GiB); choose smaller sizes")
+
+def _bounded(check, name, value, low, high, by, **kw):  # check: check_int or check_float; by: what sets `high`
+    "`check(name, value, low, high)`, its message saying which argument sets the upper end (e.g. 'n_features=50')."
+    try: return check(name, value, low, high, **kw)
+    except (TypeError, ValueError) as e: raise type(e)(f"{e} (the upper end is {by})") from None
+
 def make_label_specific(n_samples=1000,        # N
                         n_features=50,         # D
                         n_labels=5,            # C
@@ -814,19 +923,14 @@ def make_label_specific(n_samples=1000,        # N
                         label_correlation=0.0,
                         random_state=None):    # seed
     "Multi-label data where label j depends only on the features `relevant[j]`; returns (ds, relevant)."
-    from mlxplain.checks import check_int, check_float   # here: the checks import scikit-learn (see below)
-    for name, v in (("n_samples", n_samples), ("n_features", n_features), ("n_labels", n_labels),
-                    ("n_relevant", n_relevant)): check_int(name, v)
+    n_samples = check_int("n_samples", n_samples, 2)
+    n_features, n_labels = check_int("n_features", n_features, 1), check_int("n_labels", n_labels, 1)
+    n_relevant = _bounded(check_int, "n_relevant", n_relevant, 1, n_features, f"n_features={n_features}")
     noise = check_float("noise", noise, 0)   # NaN noise would give a Y without a single positive label
-    label_correlation = check_float("label_correlation", label_correlation)
-    if not 1 <= n_relevant <= n_features:
-        raise ValueError(f"n_relevant={n_relevant}: need 1 <= n_relevant <= n_features={n_features}")
-    if not 0 <= label_correlation <= 1:
-        raise ValueError(f"label_correlation={label_correlation}: need a value in [0, 1]")
-    if n_samples < 2 or n_labels < 1:
-        raise ValueError(f"need n_samples >= 2 and n_labels >= 1, got {n_samples}, {n_labels}")
-    from sklearn.utils import check_random_state   # here, not at the top: `mlxplain datasets` and `fetch`
-    rng = check_random_state(random_state)         # start in 0.7 s, not 2.6 s (scikit-learn's import)
+    label_correlation = check_float("label_correlation", label_correlation, 0, 1)
+    sparse, rng = check_bool("sparse", sparse), check_random_state(random_state)
+    _check_fits(n_samples * (n_features * 8 + n_labels * 9), f"n_samples={n_samples}, n_features={n_features}, "
+                f"n_labels={n_labels}")   # X and its float64 draws, Y and its scores
     if sparse:
         X = sp.random(n_samples, n_features, density=0.2, format="csr", random_state=rng,
                       data_rvs=lambda k: 1 + rng.poisson(2.0, k)).astype(np.float32)
@@ -871,16 +975,16 @@ def make_xc_label_specific(n_samples=15539,      # N (Eurlex-4K's training set b
                            feature_skew=1.0,     # background word popularity ∝ rank^-feature_skew
                            random_state=None):   # seed
     "Sparse tf-like X and Y of extreme-classification shape, each label with planted features; returns (ds, relevant)."
-    N, D, C = int(n_samples), int(n_features), int(n_labels)
-    if N < 1 or D < 1 or C < 1: raise ValueError(f"need n_samples, n_features, n_labels >= 1, got {N}, {D}, {C}")
-    if not 1 <= n_relevant <= D:
-        raise ValueError(f"n_relevant={n_relevant}: need 1 <= n_relevant <= n_features={D}")
-    if not 1 <= labels_per_row <= C:
-        raise ValueError(f"labels_per_row={labels_per_row}: need a mean in [1, n_labels={C}]")
-    if not 0 < nnz_per_row <= D: raise ValueError(f"nnz_per_row={nnz_per_row}: need a value in (0, n_features={D}]")
-    if not 0 < p_relevant <= 1: raise ValueError(f"p_relevant={p_relevant}: need a value in (0, 1]")
-    from sklearn.utils import check_random_state
+    N, D, C = (check_int(k, v, 1) for k, v in (("n_samples", n_samples), ("n_features", n_features),
+                                                ("n_labels", n_labels)))
+    n_relevant = _bounded(check_int, "n_relevant", n_relevant, 1, D, f"n_features={D}")
+    labels_per_row = _bounded(check_float, "labels_per_row", labels_per_row, 1, C, f"n_labels={C}")   # >= 1 a row
+    nnz_per_row = _bounded(check_float, "nnz_per_row", nnz_per_row, 0, D, f"n_features={D}", closed="right")
+    p_relevant = check_float("p_relevant", p_relevant, 0, 1, closed="right")
+    label_skew, feature_skew = check_float("label_skew", label_skew, 0), check_float("feature_skew", feature_skew, 0)
     rng = check_random_state(random_state)
+    _check_fits(8 * (2 * D + 2 * C + C * n_relevant) + 24 * N * (nnz_per_row + labels_per_row * (1 + n_relevant)),
+                f"n_samples={N}, n_features={D}, n_labels={C}, nnz_per_row={nnz_per_row}")
     def popularity(n, skew):   # a power law over a random order of the items
         p = np.arange(1, n + 1, dtype=np.float64) ** -float(skew)
         return (p / p.sum())[rng.permutation(n)]
@@ -906,8 +1010,12 @@ def make_xc_label_specific(n_samples=15539,      # N (Eurlex-4K's training set b
     distinct = lambda t: float(np.sum(-np.expm1(t * np.log1p(-np.minimum(p, 1 - 1e-12)))))
     lo, hi = 0.0, max(1.0, target)
     while distinct(hi) < target and hi < 1e9: hi *= 2
+    if distinct(hi) < target:   # too few words have a visible share of the background
+        raise ValueError(f"feature_skew={feature_skew}: background words this skewed cannot fill "
+                         f"nnz_per_row={nnz_per_row} distinct words a row; use a smaller feature_skew")
     for _ in range(60):
         lo, hi = (lo, (lo + hi) / 2) if distinct((lo + hi) / 2) >= target else ((lo + hi) / 2, hi)
+    _check_fits(16 * N * hi, f"n_samples={N}, nnz_per_row={nnz_per_row}, feature_skew={feature_skew}")
     bg_rows = np.repeat(np.arange(N), rng.poisson(hi, N))
     bg_cols = rng.choice(D, len(bg_rows), p=p)
     rows, cols = np.concatenate([sig_rows, bg_rows]), np.concatenate([sig_cols, bg_cols])
@@ -929,16 +1037,13 @@ def make_alternative_groups(n_samples=500,      # N
                             noise=0.1,          # probability of flipping the target
                             random_state=None): # seed
     "Binary data with `n_groups` disjoint, equally predictive feature groups; returns (X, y, groups)."
-    from mlxplain.checks import check_int, check_float   # here: the checks import scikit-learn
-    check_int("n_samples", n_samples, 2)                  # both classes need a chance to appear
-    for name, v in (("n_groups", n_groups), ("group_size", group_size), ("n_noise", n_noise)): check_int(name, v)
-    noise = check_float("noise", noise)
-    if n_groups < 1 or group_size < 1 or n_noise < 0:
-        raise ValueError("need n_groups >= 1, group_size >= 1, n_noise >= 0; "
-                         f"got {n_groups}, {group_size}, {n_noise}")
-    if not 0 <= noise < 0.5: raise ValueError(f"noise={noise}: the flip probability must be in [0, 0.5)")
-    from sklearn.utils import check_random_state   # imported where used, as in make_label_specific
+    n_samples = check_int("n_samples", n_samples, 2)    # both classes need a chance to appear
+    n_groups, group_size = check_int("n_groups", n_groups, 1), check_int("group_size", group_size, 1)
+    n_noise = check_int("n_noise", n_noise, 0)
+    noise = check_float("noise", noise, 0, 0.5, closed="left")   # a flip probability: 0.5 leaves no signal
     rng = check_random_state(random_state)
+    _check_fits(16 * n_samples * (n_groups * group_size + n_noise + 2), f"n_samples={n_samples}, n_groups={n_groups}, "
+                f"group_size={group_size}, n_noise={n_noise}")   # the columns, and the permuted copy
     z = rng.standard_normal(n_samples)
     y = ((z > 0) ^ (rng.random(n_samples) < noise)).astype(np.int64)
     cols = [z[:, None] + 0.5 * rng.standard_normal((n_samples, group_size)) for _ in range(n_groups)]

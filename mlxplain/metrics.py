@@ -10,6 +10,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from .checks import check_bool, check_choice, check_float, check_int
+
 # %% auto #0
 __all__ = ['LOSSES', 'hamming_loss', 'subset_zero_one_loss', 'example_f1', 'f1_loss', 'micro_f1', 'macro_f1', 'ranking_loss',
            'one_error', 'coverage', 'average_precision', 'top_k', 'precision_at_k', 'ndcg_at_k', 'psdcg_at_k',
@@ -17,20 +19,27 @@ __all__ = ['LOSSES', 'hamming_loss', 'subset_zero_one_loss', 'example_f1', 'f1_l
 
 # %% ../nbs/01_metrics.ipynb #9ead938b
 def _as_2d(A, name):  # A: array-like or scipy sparse; name: argument name for messages
-    "`A` as a 2-D ndarray or CSR matrix; a 1-D vector becomes a single row."
+    "`A` as a 2-D ndarray or CSR matrix of real (or bool) numbers; a 1-D vector becomes a single row."
+    if A is None: raise TypeError(f"{name} is None: pass an (N, C) array or sparse matrix")
     if sp.issparse(A):
-        A = A.tocsr()
         if A.ndim != 2: raise ValueError(f"{name} must be 2-D (N, C); got shape {A.shape}")
-        return A
-    if (isinstance(A, (list, tuple)) and len(A)
-            and any(isinstance(a, (list, tuple, set, np.ndarray)) for a in A)
-            and len({len(a) for a in A}) > 1):
-        raise TypeError(f"{name} is a ragged list of lists; pass a (N, C) matrix "
-                        "(a list of label lists is accepted only as ranked scores S of the @k measures)")
-    A = np.asarray(A)
-    if A.dtype == object: raise TypeError(f"{name} must be numeric; got an object array")
-    if A.ndim == 1: A = A[None, :]
-    if A.ndim != 2: raise ValueError(f"{name} must be 2-D (N, C); got shape {A.shape}")
+        A = A.tocsr()
+    else:
+        if (isinstance(A, (list, tuple)) and len(A)
+                and any(isinstance(a, (list, tuple, set, np.ndarray)) for a in A)
+                and len({len(a) if hasattr(a, "__len__") else -1 for a in A}) > 1):
+            raise TypeError(f"{name} is a ragged list of lists; pass a (N, C) matrix "
+                            "(a list of label lists is accepted only as ranked scores S of the @k measures)")
+        A = np.asarray(A)
+        if A.dtype == object:   # e.g. a DataFrame of mixed columns: numbers stored as objects
+            try: A = A.astype(np.float64)
+            except (TypeError, ValueError): raise TypeError(f"{name} must be numeric; got an object array "
+                                                            "holding something other than numbers") from None
+        if A.ndim == 1: A = A[None, :]
+        if A.ndim != 2: raise ValueError(f"{name} must be 2-D (N, C); got shape {A.shape}")
+    if A.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric (real numbers or bool); got dtype {A.dtype}")
+    if A.dtype.kind == "f" and A.dtype.itemsize > 8: A = A.astype(np.float64)   # long double: numpy's einsum refuses it
     return A
 
 def _values(A):  # ndarray or CSR
@@ -51,12 +60,10 @@ def _check_binary(A, name):  # A: ndarray or CSR from `_as_2d`
     return A
 
 def _check_scores(A, name):  # A: ndarray or CSR from `_as_2d`
-    "Raise if `A` is not numeric or holds NaN; return `A`."
+    "Raise if `A` holds NaN; return `A`."
     v = _values(A)
-    if not (np.issubdtype(v.dtype, np.number) or v.dtype == bool):
-        raise TypeError(f"{name} must hold numeric scores; got dtype {v.dtype}")
     # sum: a cheap first test
-    if np.issubdtype(v.dtype, np.floating) and np.isnan(v.sum(dtype=np.float64)) and np.isnan(v).any():
+    if v.dtype.kind == "f" and np.isnan(v.sum(dtype=np.float64)) and np.isnan(v).any():
         if sp.issparse(A):
             row = int(np.searchsorted(A.indptr, np.flatnonzero(np.isnan(v))[0], side="right") - 1)
         else: row = int(np.argwhere(np.isnan(v))[0, 0])
@@ -72,21 +79,31 @@ def _check_shapes(Y, P, ny="Y", np_="P", broadcast=True):  # broadcast: allow on
         hint = " (or one of them a single row, which is broadcast)" if broadcast else ""
         raise ValueError(f"shape mismatch: {ny} has shape {Y.shape} but {np_} has shape {P.shape}; "
                          f"both must be (N, C){hint}")
-    return max(Y.shape[0], P.shape[0])
+    return P.shape[0] if Y.shape[0] == 1 else Y.shape[0]   # numpy's broadcasting: a single row against 0 rows is 0
+
+def _check_extent(Y, n, average, other=None):  # Y: validated truth; n: instances; other: (name, array) or None
+    "Raise for 0 label columns, or for 0 instances when the measure averages over them; return `average`."
+    average = check_bool("average", average)
+    if Y.shape[1] == 0: raise ValueError(f"Y has 0 label columns (shape {Y.shape}); at least 1 required")
+    if n == 0 and average:
+        who = f"Y has shape {Y.shape}" + (f" and {other[0]} has shape {other[1].shape}" if other else "")
+        raise ValueError(f"no instances to average over ({who}): the mean of an empty set is undefined; "
+                         "average=False gives the empty per-instance vector")
+    return average
 
 def _check_k(k, C):  # k: cut-off; C: number of labels
-    "Raise unless `k` is an integer in [1, C]; return it as int."
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= C:
-        raise ValueError(f"k={k!r}: k must be an integer in [1, C={C}]")
-    return int(k)
+    "`k` as an int if it is an integer in [1, C]; else a TypeError or ValueError naming k and C."
+    try: return check_int("k", k, 1, C)
+    except (TypeError, ValueError) as e: raise type(e)(f"{e} (C={C} labels)") from None
 
-def _binary_pair(Y, P, broadcast=True):  # Y, P: truth and binary prediction
-    "Validated (Y, P, N) for the binary-prediction measures."
+def _binary_pair(Y, P, broadcast=True, average=True):  # Y, P: truth and binary prediction
+    "Validated (Y, P, N, average) for the binary-prediction measures."
     Y = _check_binary(_as_2d(Y, "Y"), "Y")
     P = _check_binary(_as_2d(P, "P"), "P")
-    return Y, P, _check_shapes(Y, P, "Y", "P", broadcast)
+    n = _check_shapes(Y, P, "Y", "P", broadcast)
+    return Y, P, n, _check_extent(Y, n, average, ("P", P))
 
-def _finish(v, average):  # v: per-instance values
+def _finish(v, average):  # v: per-instance values; average: validated bool
     "Mean of `v` (a Python float) when `average`, else `v` as a float array."
     v = np.asarray(v, dtype=float)
     return float(v.mean()) if average else v
@@ -132,12 +149,15 @@ def _safe_div(num, den, empty):  # empty: value where den == 0
     return out
 
 # %% ../nbs/01_metrics.ipynb #67819ac6
-def _normalised_weights(weights, C, normalize):  # weights: (C,) or (N, C) non-negative
+def _normalised_weights(weights, C, n, normalize):  # weights: (C,) or (N, C) non-negative; n: instances
     "Validated, optionally row-normalised label weights."
-    w = np.asarray(weights, dtype=float)
-    if w.ndim not in (1, 2) or w.shape[-1] != C:
-        raise ValueError(f"weights has shape {w.shape}; it must be (C,) = ({C},) or (N, {C})")
-    if np.isnan(w).any() or (w < 0).any(): raise ValueError("weights must be non-negative numbers")
+    try: w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"weights must be an array of numbers, (C,) or (N, C); got {type(weights).__name__}") from None
+    if w.ndim not in (1, 2) or w.shape[-1] != C or (w.ndim == 2 and w.shape[0] not in (1, n)):
+        raise ValueError(f"weights has shape {w.shape}; it must be (C,) = ({C},) or (N, C) = ({n}, {C})")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("weights must be finite non-negative numbers (no NaN, inf or negative entries)")
     if not normalize: return w
     if w.ndim == 1:
         if w.sum() == 0: raise ValueError("weights are all zero; they cannot be normalised to sum 1")
@@ -151,18 +171,17 @@ def hamming_loss(Y, # (N, C) binary truth, dense or CSR (a 1-D vector is one ins
                  normalize=True, # rescale weights to sum 1 per instance (the PRAkEL convention)
                 ):
     "(Weighted) Hamming loss: the (weighted) fraction of labels predicted wrongly."
-    Y, P, n = _binary_pair(Y, P)
-    C = Y.shape[1]
+    Y, P, n, average = _binary_pair(Y, P, average=average)
+    C, normalize = Y.shape[1], check_bool("normalize", normalize)
     if weights is None:
         tp, ny, npr = _counts(Y, P, n)
         return _finish((ny + npr - 2 * tp) / C, average)
-    w = _normalised_weights(weights, C, normalize)
+    w = _normalised_weights(weights, C, n, normalize)
     if w.ndim == 1:  # sum_l w_l (y_l + p_l - 2 y_l p_l), sparse-friendly
         Yw = Y.multiply(w[None, :]).tocsr() if sp.issparse(Y) else Y * w
         loss = np.broadcast_to(_rowdot(Y, w[None, :]), (n,)) + np.broadcast_to(_rowdot(P, w[None, :]), (n,)) \
                - 2 * np.broadcast_to(_rowdot(Yw, P), (n,))
         return _finish(loss, average)
-    if w.shape[0] not in (1, n): raise ValueError(f"weights has shape {w.shape}; expected (C,) or ({n}, {C})")
     Yd = Y.toarray() if sp.issparse(Y) else Y  # (N, C) weights are dense already, so is the mismatch matrix
     Pd = P.toarray() if sp.issparse(P) else P
     return _finish(((Yd != Pd) * w).sum(axis=1), average)
@@ -173,20 +192,25 @@ def subset_zero_one_loss(Y, # (N, C) binary truth, dense or CSR
                          average=True, # mean over instances, or the per-instance vector
                         ):
     "Subset 0/1 loss: 1 for an instance unless every label is predicted correctly."
-    Y, P, n = _binary_pair(Y, P)
+    Y, P, n, average = _binary_pair(Y, P, average=average)
     tp, ny, npr = _counts(Y, P, n)
     return _finish((ny + npr - 2 * tp) > 0, average)
 
 # %% ../nbs/01_metrics.ipynb #0ae9c32c
+def _zero_division(z):  # the value of a 0/0 F1 or precision
+    "`z` as a float if it is a number in [0, 1]; else an error naming zero_division."
+    return check_float("zero_division", z, 0, 1)
+
 def example_f1(Y, # (N, C) binary truth, dense or CSR
                P, # (N, C) binary prediction (either may be a single row)
                average=True, # mean over instances, or the per-instance vector
-               zero_division=1.0, # F1 of an instance with empty truth and empty prediction
+               zero_division=1.0, # F1 in [0, 1] of an instance with empty truth and empty prediction
               ):
     "Example-based F1: 2|y ∩ ŷ| / (|y| + |ŷ|) per instance."
-    Y, P, n = _binary_pair(Y, P)
+    z = _zero_division(zero_division)
+    Y, P, n, average = _binary_pair(Y, P, average=average)
     tp, ny, npr = _counts(Y, P, n)
-    return _finish(_safe_div(2 * tp, ny + npr, zero_division), average)
+    return _finish(_safe_div(2 * tp, ny + npr, z), average)
 
 def f1_loss(Y, # (N, C) binary truth, dense or CSR
             P, # (N, C) binary prediction (either may be a single row)
@@ -195,23 +219,25 @@ def f1_loss(Y, # (N, C) binary truth, dense or CSR
     "PRAkEL's F1 loss 1 − F1(y, ŷ), 0 when truth and prediction are both empty."
     return 1.0 - example_f1(Y, P, average=average, zero_division=1.0)
 
-def micro_f1(Y, # (N, C) binary truth, dense or CSR
+def micro_f1(Y, # (N, C) binary truth, dense or CSR (at least one instance)
              P, # (N, C) binary prediction, same shape
-             zero_division=1.0, # value when Y and P have no positive entry at all
+             zero_division=1.0, # value in [0, 1] when Y and P have no positive entry at all
             ):
     "Micro-averaged F1: counts pooled over all instances and labels."
-    Y, P, n = _binary_pair(Y, P, broadcast=False)
+    z = _zero_division(zero_division)
+    Y, P, n, _ = _binary_pair(Y, P, broadcast=False)
     tp = _rowdot(Y, P).sum()
-    return float(_safe_div(2 * tp, _rowsum(Y).sum() + _rowsum(P).sum(), zero_division))
+    return float(_safe_div(2 * tp, _rowsum(Y).sum() + _rowsum(P).sum(), z))
 
-def macro_f1(Y, # (N, C) binary truth, dense or CSR
+def macro_f1(Y, # (N, C) binary truth, dense or CSR (at least one instance)
              P, # (N, C) binary prediction, same shape
              average=True, # mean over labels, or the per-label vector
-             zero_division=1.0, # F1 of a label never relevant and never predicted
+             zero_division=1.0, # F1 in [0, 1] of a label never relevant and never predicted
             ):
     "Macro-averaged F1: the per-label F1 averaged over labels."
-    Y, P, n = _binary_pair(Y, P, broadcast=False)
-    return _finish(_safe_div(2 * _coldot(Y, P), _colsum(Y) + _colsum(P), zero_division), average)
+    z, average = _zero_division(zero_division), check_bool("average", average)
+    Y, P, n, _ = _binary_pair(Y, P, broadcast=False)   # pooled over instances: at least one is needed
+    return _finish(_safe_div(2 * _coldot(Y, P), _colsum(Y) + _colsum(P), z), average)
 
 # %% ../nbs/01_metrics.ipynb #9263206b
 _BLOCK = 1 << 22  # entries per dense row block (~32 MB of float64): bounds memory for sparse or huge inputs
@@ -244,11 +270,12 @@ def _score_groups(Yb, Sb):  # Yb: (b, C) 0/1 dense; Sb: (b, C) dense scores
     return rel, tot
 
 # %% ../nbs/01_metrics.ipynb #1f73188c
-def _ranking_inputs(Y, S):  # raw inputs
-    "Validated (Y, S, n) for the ranking measures."
+def _ranking_inputs(Y, S, average):  # raw inputs
+    "Validated (Y, S, n, average) for the ranking measures."
     Y = _check_binary(_as_2d(Y, "Y"), "Y")
     S = _check_scores(_as_2d(S, "S"), "S")
-    return Y, S, _check_shapes(Y, S, "Y", "S")
+    n = _check_shapes(Y, S, "Y", "S")
+    return Y, S, n, _check_extent(Y, n, average, ("S", S))
 
 def _is_binary(A):  # ndarray or CSR
     "True when every entry of `A` is 0 or 1."
@@ -271,11 +298,12 @@ def _map_groups(Y, S, n, f):  # f(rel, tot, p) -> per-row values of one block
 def ranking_loss(Y, # (N, C) binary truth, dense or CSR
                  S, # (N, C) real scores or binary predictions, dense or CSR (either may be a single row)
                  # weight of a tied (relevant, irrelevant) pair: 0.5 PRAkEL, 1 scikit-learn, 0 strict
-                 ties=0.5,
+                 ties=0.5, # in [0, 1]
                  average=True, # mean over instances, or the per-instance vector
                 ):
     "Fraction of (relevant, irrelevant) label pairs ranked in the wrong order; ties count `ties`."
-    Y, S, n = _ranking_inputs(Y, S)
+    ties = check_float("ties", ties, 0, 1)
+    Y, S, n, average = _ranking_inputs(Y, S, average)
     C = Y.shape[1]
     if _is_binary(S):  # closed form (Lemma 1 of PRAkEL), no sort, sparse and broadcast friendly
         tp, p, ns = _counts(Y, S, n)
@@ -296,7 +324,7 @@ def one_error(Y, # (N, C) binary truth, dense or CSR
               average=True, # mean over instances, or the per-instance vector
              ):
     "1 if the top-scored label is irrelevant (expected value over ties at the top); 0 for empty rows."
-    Y, S, n = _ranking_inputs(Y, S)
+    Y, S, n, average = _ranking_inputs(Y, S, average)
     def f(Yb, Sb):  # no sort needed: the top group is where S equals the row maximum
         top = Sb == Sb.max(axis=1, keepdims=True)
         rel = (top & (Yb == 1)).sum(axis=1)
@@ -309,8 +337,8 @@ def coverage(Y, # (N, C) binary truth, dense or CSR
              normalize=False, # divide by C
             ):
     "Steps in the ranking to cover all relevant labels (max rank − 1, ties pessimistic); 0 for empty rows."
-    Y, S, n = _ranking_inputs(Y, S)
-    C = Y.shape[1]
+    Y, S, n, average = _ranking_inputs(Y, S, average)
+    C, normalize = Y.shape[1], check_bool("normalize", normalize)
     def f(Yb, Sb):  # no sort needed: count the labels scored at least the lowest relevant score
         rel = Yb == 1
         low = np.where(rel, Sb, np.inf).min(axis=1, keepdims=True)
@@ -322,17 +350,18 @@ def coverage(Y, # (N, C) binary truth, dense or CSR
 def average_precision(Y, # (N, C) binary truth, dense or CSR
                       S, # (N, C) scores, dense or CSR (either may be a single row)
                       average=True, # mean over instances, or the per-instance vector
-                      zero_division=1.0, # value for an instance with no relevant label
+                      zero_division=1.0, # value in [0, 1] for an instance with no relevant label
                      ):
     "Label-ranking average precision: mean over relevant labels of the precision at their rank."
-    Y, S, n = _ranking_inputs(Y, S)
+    z = _zero_division(zero_division)
+    Y, S, n, average = _ranking_inputs(Y, S, average)
     C = Y.shape[1]
     def f(rel, tot, p):
         rel_ge = p[:, None] - (np.cumsum(rel, axis=1) - rel)  # relevant labels scored >= this group
         all_ge = C - (np.cumsum(tot, axis=1) - tot)           # all labels scored >= this group
         prec = np.zeros_like(rel)
         np.divide(rel_ge, all_ge, out=prec, where=rel > 0)
-        return _safe_div((rel * prec).sum(axis=1), p, zero_division)
+        return _safe_div((rel * prec).sum(axis=1), p, z)
     return _finish(_map_groups(Y, S, n, f), average)
 
 # %% ../nbs/01_metrics.ipynb #63ae1e79
@@ -374,12 +403,29 @@ def _topk_sparse(S, k):  # S: (N, C) CSR; stored entries are the candidates
     out[rows[order][keep], pos[keep]] = S.indices[order][keep]
     return out
 
-def _ranking_from_lists(L, k):  # L: list of per-instance label lists, or (label, score) pairs
+def _ranking_from_lists(L, k, C):  # L: list of per-instance label lists, or (label, score) pairs; C: labels
     "A (N, k) index array (−1 = empty slot) from napkinxc-style ranked label lists."
-    out = np.full((len(L), k), -1, dtype=np.int64)
+    counts, flat = np.zeros(len(L), dtype=np.int64), []
     for i, row in enumerate(L):  # a Python list has to be walked; the metrics themselves stay vectorised
-        labels = [l[0] if isinstance(l, tuple) else l for l in list(row)[:k]]
-        out[i, :len(labels)] = labels
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__iter__"):
+            raise TypeError(f"S[{i}]={row!r}: a ranking (a list S) holds one list of label indices per instance; "
+                            "for a score matrix pass an array, np.asarray(S)")
+        labels = [l[0] if isinstance(l, tuple) and len(l) else l for l in list(row)[:k]]
+        counts[i] = len(labels)
+        flat.extend(labels)
+    try: lab = np.asarray(flat)
+    except ValueError: lab = np.asarray(flat, dtype=object)   # e.g. nested lists of unequal length
+    if lab.size and (lab.ndim != 1 or lab.dtype.kind not in "iu"):   # floats, bools, strings, objects
+        first = next((j for j, l in enumerate(flat)
+                      if isinstance(l, (bool, np.bool_)) or not isinstance(l, numbers.Integral)), None)
+        if first is None: raise ValueError(f"S, a ranking, holds label indices outside [0, C={C}) (−1 = empty)")
+        row = int(np.searchsorted(np.cumsum(counts), first, side="right"))
+        raise TypeError(f"S[{row}] holds {flat[first]!r}: ranked labels are integer label indices in [0, C={C}); "
+                        "for a score matrix pass an array, np.asarray(S)")
+    if lab.size and (lab.min() < -1 or lab.max() >= C):
+        raise ValueError(f"S, a ranking, holds label indices outside [0, C={C}) (−1 = empty)")
+    out = np.full((len(L), k), -1, dtype=np.int64)
+    out[np.repeat(np.arange(len(L)), counts), np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)] = lab
     return out
 
 def top_k(S, # (N, C) scores (dense, or CSR whose stored entries are the candidates)
@@ -387,34 +433,38 @@ def top_k(S, # (N, C) scores (dense, or CSR whose stored entries are the candida
          ):
     "The k best-scored labels per instance, best first: (N, k) int array, −1 for empty slots."
     S = _check_scores(_as_2d(S, "S"), "S")
+    if S.shape[1] == 0: raise ValueError(f"S has 0 label columns (shape {S.shape}); at least 1 required")
     k = _check_k(k, S.shape[1])
     if sp.issparse(S): return _topk_sparse(S, k)
-    # we negate scores
-    if S.dtype == bool or np.issubdtype(S.dtype, np.unsignedinteger): S = S.astype(np.float64)
+    # we negate scores: integers and bools as floats (-x of the smallest int64 overflows)
+    if S.dtype.kind != "f": S = S.astype(np.float64)
     return np.concatenate([_topk_dense(S[rows], k) for rows in _row_blocks(S.shape[0], S.shape[1])]) \
         if S.shape[0] else np.zeros((0, k), dtype=np.int64)
 
 # %% ../nbs/01_metrics.ipynb #9582cd40
-def _at_k_inputs(Y, S, k, ranked):  # raw inputs of the @k measures
-    "Validated (Y, ranking (N, k) int array with −1 for empty slots, k)."
+def _at_k_inputs(Y, S, k, ranked, average):  # raw inputs of the @k measures
+    "Validated (Y, ranking (N, k) int array with −1 for empty slots, k, average)."
     Y = _check_binary(_as_2d(Y, "Y"), "Y")
     N, C = Y.shape
+    average = _check_extent(Y, N, average)
     k = _check_k(k, C)
-    if isinstance(S, list) or ranked:
-        R = _ranking_from_lists(S, k) if isinstance(S, list) else np.asarray(S)
-        if R.ndim != 2 or not np.issubdtype(R.dtype, np.integer):
-            raise TypeError("a ranking must be a list of label lists or a 2-D integer array of label indices")
+    if isinstance(S, list) or check_bool("ranked", ranked):
+        R = _ranking_from_lists(S, k, C) if isinstance(S, list) else np.asarray(S)
+        if R.ndim != 2 or R.dtype.kind not in "iu":
+            raise TypeError("S, a ranking, must be a list of label lists or a 2-D integer array of label indices; "
+                            f"got {'dtype ' + str(R.dtype) if R.ndim == 2 else f'shape {R.shape}'}")
+        R = R[:, :k]
+        if R.size and (R.min() < -1 or R.max() >= C):
+            raise ValueError(f"S, a ranking, holds label indices outside [0, C={C}) (−1 = empty)")
+        R = R.astype(np.int64)
         if R.shape[1] < k: R = np.hstack([R, np.full((R.shape[0], k - R.shape[1]), -1, dtype=R.dtype)])
-        R = R[:, :k].astype(np.int64)
-        if ((R < -1) | (R >= C)).any():
-            raise ValueError(f"ranked label indices must lie in [0, C={C}) (−1 = empty)")
         if R.shape[0] != N:
-            raise ValueError(f"shape mismatch: Y has {N} rows but the ranking has {R.shape[0]}")
+            raise ValueError(f"shape mismatch: Y has {N} rows but S, the ranking, has {R.shape[0]}")
     else:
         S = _check_scores(_as_2d(S, "S"), "S")
         _check_shapes(Y, S, "Y", "S", broadcast=False)
         R = top_k(S, k)
-    return Y, R, k
+    return Y, R, k, average
 
 def _hits(Y, R):  # Y: (N, C) binary; R: (N, k) label indices, −1 = empty
     "Boolean (N, k): is the label at each ranked slot relevant?"
@@ -442,7 +492,7 @@ def precision_at_k(Y, # (N, C) binary truth, dense or CSR
                    ranked=False, # S is an integer (N, k') array of label indices, best first
                   ):
     "Precision at k: the fraction of the k best-scored labels that are relevant."
-    Y, R, k = _at_k_inputs(Y, S, k, ranked)
+    Y, R, k, average = _at_k_inputs(Y, S, k, ranked, average)
     return _finish(_hits(Y, R).sum(axis=1) / k, average)
 
 def ndcg_at_k(Y, # (N, C) binary truth, dense or CSR
@@ -452,7 +502,7 @@ def ndcg_at_k(Y, # (N, C) binary truth, dense or CSR
               ranked=False, # S is an integer (N, k') array of label indices, best first
              ):
     "Normalised DCG at k (0 for instances with no relevant label)."
-    Y, R, k = _at_k_inputs(Y, S, k, ranked)
+    Y, R, k, average = _at_k_inputs(Y, S, k, ranked, average)
     d = _discounts(k)
     dcg = _hits(Y, R) @ d
     p = np.minimum(_rowsum(Y), k).astype(np.int64)
@@ -462,15 +512,20 @@ def ndcg_at_k(Y, # (N, C) binary truth, dense or CSR
 # %% ../nbs/01_metrics.ipynb #08157688
 def _ps_at_k(Y, S, k, inv_ps, normalize, average, ranked, position_weights):  # position_weights(k) -> (k,)
     "Shared body of the propensity-scored measures at k."
-    Y, R, k = _at_k_inputs(Y, S, k, ranked)
-    q = np.asarray(inv_ps, dtype=float).ravel()
+    Y, R, k, average = _at_k_inputs(Y, S, k, ranked, average)
+    normalize = check_bool("normalize", normalize)
+    try: q = np.asarray(inv_ps, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise TypeError(f"inv_ps must be an array of numbers, one per label; got {type(inv_ps).__name__}") from None
     if q.size != Y.shape[1]:
         raise ValueError(f"inv_ps has {q.size} entries; it must have one per label (C={Y.shape[1]})")
-    if not np.isfinite(q).all(): raise ValueError("inv_ps must be finite numbers (no NaN or inf)")
+    if not (np.isfinite(q) & (q > 0)).all():
+        raise ValueError("inv_ps must be positive finite numbers (inverse propensities, e.g. inverse_propensity(Y_train)); "
+                         f"found {q[~(np.isfinite(q) & (q > 0))][:3].tolist()}")
     d = position_weights(k)
     gain = (_hits(Y, R) * q[np.where(R >= 0, R, 0)]) @ d
     if not normalize: return _finish(gain, average)
-    Ys = sp.csr_matrix(Y) if not sp.issparse(Y) else Y.tocsr(copy=True)
+    Ys = sp.csr_matrix(Y.astype(np.int8)) if not sp.issparse(Y) else Y.tocsr(copy=True)   # int8: scipy has no float16
     Ys.eliminate_zeros()
     Ys.data = q[Ys.indices].astype(float)  # best ranking: relevant labels by decreasing inverse propensity
     best_idx = _topk_sparse(Ys, k)
@@ -502,30 +557,36 @@ def psprecision_at_k(Y, # (N, C) binary truth, dense or CSR
     return _ps_at_k(Y, S, k, inv_ps, normalize, average, ranked, lambda k: np.full(k, 1.0 / k))
 
 # %% ../nbs/01_metrics.ipynb #de787b9f
-def inverse_propensity(Y, # (N, C) binary label matrix (usually the training labels), dense or CSR
+def inverse_propensity(Y, # (N, C) binary label matrix (usually the training labels), dense or CSR; N >= 1
                        method="log", # "log": 1/ln(1 + N_l) (ExtendedPLT); "jain": Jain et al. 2016
-                       A=0.55, # Jain et al.'s A
-                       B=1.5, # Jain et al.'s B
+                       A=0.55, # Jain et al.'s A > 0
+                       B=1.5, # Jain et al.'s B > 0
                       ):
     "Inverse propensity q_l of every label from its count N_l in `Y`."
+    method = check_choice("method", method, ("log", "jain"))
+    A, B = (check_float(name, v, 0, closed="neither") for name, v in (("A", A), ("B", B)))
     Y = _check_binary(_as_2d(Y, "Y"), "Y")
+    N = Y.shape[0]
+    if N == 0: raise ValueError(f"Y has 0 rows (shape {Y.shape}): label counts need at least one instance")
+    if Y.shape[1] == 0: raise ValueError(f"Y has 0 label columns (shape {Y.shape}); at least 1 required")
     counts = _colsum(Y)
     if method == "log": return 1.0 / np.log1p(np.maximum(counts, 1.0))
-    if method == "jain":
-        N = Y.shape[0]
-        return 1.0 + (np.log(N) - 1.0) * (B + 1.0) ** A * (counts + B) ** (-A)
-    raise ValueError(f"method={method!r}: use 'log' (ExtendedPLT, 1/ln(1+N_l)) or 'jain' (Jain et al. 2016)")
+    with np.errstate(over="ignore"):   # ((B+1)/(N_l+B))^A: Jain's (B+1)^A (N_l+B)^-A, without overflow for large B
+        q = 1.0 + max(np.log(N) - 1.0, 0.0) * np.power((B + 1.0) / (counts + B), A)   # q >= 1 (see above)
+    if not np.isfinite(q).all(): raise ValueError(f"A={A}, B={B}: the inverse propensities overflow; use a smaller A")
+    return q
 
 # %% ../nbs/01_metrics.ipynb #420a7f06
-def mcc(y, # (N,) binary truth (0/1 or bool); an (N, 1) column is accepted
+def mcc(y, # (N,) binary truth (0/1 or bool), N >= 1; an (N, 1) column is accepted
         yhat, # (N,) binary prediction
        ):
     "Matthews correlation coefficient of two binary vectors (0 when undefined)."
-    y, yhat = (np.asarray(a.toarray() if sp.issparse(a) else a) for a in (y, yhat))
-    y, yhat = (a.ravel() if a.ndim == 2 and 1 in a.shape else a for a in (y, yhat))
+    y, yhat = ((A.toarray() if sp.issparse(A) else A) for A in (_as_2d(y, "y"), _as_2d(yhat, "yhat")))
+    y, yhat = (a.ravel() if 1 in a.shape else a for a in (y, yhat))   # a 1-D vector came back as one row
     if y.ndim != 1 or yhat.ndim != 1 or y.shape != yhat.shape:
         raise ValueError(f"shape mismatch: y has shape {y.shape} but "
                          f"yhat has shape {yhat.shape}; both must be (N,)")
+    if y.size == 0: raise ValueError("y and yhat have 0 entries: MCC needs at least one instance")
     _check_binary(y[None, :], "y")
     _check_binary(yhat[None, :], "yhat")
     y, yhat = y.astype(bool), yhat.astype(bool)
@@ -540,9 +601,10 @@ def mcc(y, # (N,) binary truth (0/1 or bool); an (N, 1) column is accepted
 def composite_loss(Y, # (N, C) binary truth, dense or CSR
                    P, # (N, C) binary prediction (either may be a single row)
                    average=True, # mean over instances, or the per-instance vector
-                   alpha=0.8, # weight of the Hamming loss
+                   alpha=0.8, # weight in [0, 1] of the Hamming loss
                   ):
     "PRAkEL's composite loss alpha·L_H + (1 − alpha)·L_F (0.8/0.2 in the paper)."
+    alpha = check_float("alpha", alpha, 0, 1)
     return alpha * hamming_loss(Y, P, average=average) + (1 - alpha) * f1_loss(Y, P, average=average)
 
 LOSSES = {

@@ -1,11 +1,14 @@
 """Shared validators: properties over generated inputs (hypothesis) and the error messages of bad input."""
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mlxplain.checks import check_choice, check_float, check_int, check_k, check_random_state, check_X, check_Y
+from mlxplain.checks import (check_bool, check_choice, check_float, check_int, check_k, check_random_state, check_X,
+                             check_Y)
 
 F32_MAX = float(np.finfo(np.float32).max)
 shapes = st.tuples(st.integers(1, 6), st.integers(1, 6))
@@ -63,6 +66,43 @@ def test_check_Y_accepts_exactly_binary(Y):
     if np.isin(Y, (0, 1)).all(): check_Y(Y)
     else:
         with pytest.raises(ValueError, match="must be binary"): check_Y(Y)
+
+
+LABEL_DTYPES = [np.float16, np.float32, np.float64, np.longdouble, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                np.uint16, np.uint32, np.uint64, np.bool_]
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes.flatmap(lambda s: arrays(np.int8, s, elements=st.integers(0, 1))), st.sampled_from(LABEL_DTYPES),
+       st.booleans())
+def test_check_Y_accepts_every_real_and_bool_dtype(Y, dtype, sparse):
+    "0/1 labels of any real or bool dtype, dense or sparse, come back as the same int8 CSR (float16 too: issue 42)."
+    A = Y.astype(dtype)
+    if sparse: A = sp.csr_matrix(A.astype(np.float32) if dtype == np.float16 else A)   # scipy holds no float16
+    M = check_Y(A)
+    assert sp.isspmatrix_csr(M) and M.dtype == np.int8
+    np.testing.assert_array_equal(M.toarray(), Y)
+
+
+def test_check_Y_float16_is_not_refused_with_scipys_message():
+    Y = np.array([[1, 0], [0, 1]], np.float16)
+    np.testing.assert_array_equal(check_Y(Y).toarray(), Y)
+    with pytest.raises(ValueError, match="must be binary"): check_Y(Y * 2)
+
+
+def test_check_bool():
+    assert check_bool("average", True) is True and check_bool("average", np.False_) is False
+    for v in (1, 0, "yes", None, 1.0, [True]):
+        with pytest.raises(TypeError, match=re.escape(f"average={v!r}: average must be True or False")):
+            check_bool("average", v)
+
+
+def test_checks_import_no_scikit_learn():
+    "data and metrics import the checks at the top; scikit-learn (~2 s) is imported only by the two checks that use it."
+    import subprocess, sys
+    code = "import sys, mlxplain.checks, mlxplain.data, mlxplain.metrics; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr[-2000:]
 
 
 @given(st.lists(st.lists(st.integers(0, 9), max_size=4), min_size=2, max_size=6)

@@ -1,6 +1,7 @@
 """mlxplain.data: every staged data set loads with the documented shape; readers on bad input; round trips."""
 import csv
 import gzip
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mlxplain import data as D
-from mlxplain.data import (MultiLabelDataset, load, load_split, read_arff, read_libsvm_multilabel, read_pmlb,
+from mlxplain.data import (_REGISTRY, MultiLabelDataset, load, load_split, read_arff, read_libsvm_multilabel, read_pmlb,
                            read_xc, registry, train_test_split, kfold, write_arff, write_xc)
 
 
@@ -100,12 +101,28 @@ def test_unknown_name_lists_close_matches():
         load("no-such-thing-at-all")
 
 
-def test_shape_mismatch_is_reported(tmp_path, data_home):
+def test_a_file_failing_its_checksum_is_refused(tmp_path, data_home):
+    "Issue 42: a local file whose checksum matches no registered one is refused (not loaded with a warning)."
     (tmp_path / "multilabel").mkdir()
     src = gzip.open(data_home / "multilabel/flags-test.arff.gz").read()
     (tmp_path / "multilabel/flags-train.arff").write_bytes(src)  # the test file where the train file should be
-    with pytest.raises(ValueError, match=r"registry expects \(129, 19, 7\)"):
+    e = next(e for e in _REGISTRY if e["name"] == "flags" and e["split"] == "train")
+    got = hashlib.sha256(src).hexdigest()
+    with pytest.raises(ValueError, match=re.escape(f"flags-train.arff is not the registered file of flags (train): "
+                                                   f"expected sha256 {e['url_sha256']}, got {got}")) as err:
         load("flags", "train", data_home=tmp_path)
+    assert "Delete it and load again" in str(err.value)
+
+
+def test_shape_mismatch_is_reported(tmp_path, data_home):
+    "An uncompressed copy whose content has no registered checksum is loaded unverified (a warning); its shape is checked."
+    (tmp_path / "multilabel").mkdir()
+    text = gzip.open(data_home / "multilabel/scene.arff.gz").read().decode()
+    head, body = text.split("@data", 1)
+    (tmp_path / "multilabel/scene.arff").write_text(head + "@data" + "\n".join(body.split("\n")[:101]) + "\n")
+    with pytest.warns(UserWarning, match="loaded unverified"), \
+            pytest.raises(ValueError, match=r"registry expects \(2407, 294, 6\)"):
+        load("scene", data_home=tmp_path)
 
 
 def _toy(tmp_path, body, header="@relation t\n@attribute a numeric\n@attribute b numeric\n@attribute l {0,1}\n@data\n"):
