@@ -136,6 +136,7 @@ class DecomposedCost:
                 ):
         if kind not in ("hamming", "f1", "composite", "subset"):
             raise ValueError(f"kind={kind!r}: use 'hamming', 'f1', 'composite' or 'subset'")
+        alpha = check_float("alpha", alpha, 0, 1)   # a composite loss's weight; NaN would cost every pattern NaN
         self.Y, self.kind, self.alpha = np.asarray(Y, dtype=np.int8), kind, alpha
         K = self.Y.shape[1]
         self.W = np.full(K, 1.0 / K) if W is None else np.asarray(W, dtype=float)
