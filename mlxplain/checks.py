@@ -9,8 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_bool', 'check_choice', 'check_k', 'check_X',
-           'check_feature_names', 'check_Y']
+__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_bool', 'check_verbose', 'check_choice',
+           'check_k', 'check_X', 'check_feature_names', 'check_Y']
 
 # %% ../nbs/02a_checks.ipynb #a2c0e007
 def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or a numpy RandomState
@@ -85,6 +85,10 @@ def check_bool(name: str,  # the parameter's name
     "`value` as a bool if it is True or False (numpy's bool too); else a TypeError naming `name`."
     if isinstance(value, (bool, np.bool_)): return bool(value)
     raise TypeError(f"{name}={value!r}: {name} must be True or False; got {type(value).__name__}")
+
+def check_verbose(verbose):  # a bool or an int >= 0: 0 is silent, > 0 shows progress
+    "`verbose` as an int (a bool counts as 0 or 1); else a TypeError or ValueError naming it."
+    return int(verbose) if isinstance(verbose, (bool, np.bool_)) else check_int("verbose", verbose, 0)
 
 # %% ../nbs/02a_checks.ipynb #a2c0e017
 def _same(a, b) -> bool:

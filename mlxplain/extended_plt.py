@@ -21,8 +21,9 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from napkinxc.models import PLT
 from fastcore.basics import patch
-from .checks import check_X, check_Y, check_int, check_float, check_choice, check_feature_names
-from .learners import MultiLabelClassifierMixin
+from .checks import (check_X, check_Y, check_int, check_float, check_choice, check_feature_names,
+                             check_bool, check_verbose)
+from .learners import MultiLabelClassifierMixin, progress
 from .metrics import precision_at_k, ndcg_at_k, psdcg_at_k, inverse_propensity
 
 # %% auto #0
@@ -106,18 +107,6 @@ def _check_seed(random_state, name="random_state",
     if random_state < 0: raise ValueError(what)
     return int(random_state)
 
-def _check_flag(name, value):  # a switch such as per_k or as_frame
-    "`value` as a bool if it is True or False (numpy bools too); else a ValueError naming `name`."
-    return check_choice(name, value, (False, True))
-
-def _check_verbose(verbose):  # 0 (or False): silent; >= 1 (or True): progress bars
-    "`verbose` as an int >= 0; else a TypeError or ValueError naming it."
-    return int(verbose) if isinstance(verbose, (bool, np.bool_)) else check_int("verbose", verbose, 0)
-
-def _progress(items, verbose, desc):
-    "`items`, wrapped in a tqdm progress bar when `verbose` >= 1."
-    if not verbose: return items
-    from tqdm.auto import tqdm
     return tqdm(items, desc=desc)
 
 # %% ../nbs/20_extended_plt.ipynb #a9eba1d3
@@ -493,7 +482,7 @@ def predict_ranked(self: ExtendedPLT, X,
     X = self._validated(X)
     k = self._check_k(top_k)
     pairs = self._native(X, k)
-    return pairs if _check_flag("return_proba", return_proba) else [[l for l, _ in r] for r in pairs]
+    return pairs if check_bool("return_proba", return_proba) else [[l for l, _ in r] for r in pairs]
 
 @patch
 def predict(self: ExtendedPLT, X,
@@ -659,9 +648,9 @@ def _evaluation_args(model, X, Y, noise_levels, k_values, noise, n_repeats, chun
     check_choice("noise", noise, NOISE_KINDS)
     check_int("n_repeats", n_repeats, 1)
     check_int("chunk_size", chunk_size, 1)
-    _check_flag("per_k", per_k)
+    check_bool("per_k", per_k)
     _check_seed(random_state, generators=False)
-    _check_verbose(verbose)
+    check_verbose(verbose)
     return X, Y, ks, sigmas
 
 # %% ../nbs/20_extended_plt.ipynb #evalcd02
@@ -684,7 +673,7 @@ def adversarial_evaluation(model,                               # a fitted Exten
     model._topk_csr(X[:1], 1)
     seeds = np.random.SeedSequence(random_state).spawn(n_repeats)
     rows, jobs = [], [(r, s) for r in range(n_repeats) for s in sigmas]
-    for r, sigma in _progress(jobs, _check_verbose(verbose), "adversarial evaluation"):
+    for r, sigma in progress(jobs, check_verbose(verbose), "adversarial evaluation"):
         groups = [[k] for k in ks] if per_k else [ks]
         for group in groups:
             rng = np.random.default_rng(seeds[r])   # same draws for every σ: common random numbers
@@ -755,7 +744,7 @@ def seed_evaluation(model,                               # an ExtendedPLT (fitte
     check_int("n_repeats", n_repeats, 1)
     _check_seed(random_state, generators=False)
     frames = []
-    for s in _progress(seeds, _check_verbose(verbose), "training seeds"):
+    for s in progress(seeds, check_verbose(verbose), "training seeds"):
         m = clone(model).set_params(seed=s, random_state=s).fit(X_train, Y_train)
         ev = adversarial_evaluation(m, X, Y, noise_levels, k_values, n_repeats=n_repeats,
                                     random_state=random_state, **kwargs)
@@ -861,7 +850,7 @@ def explain(model,               # a fitted ExtendedPLT
     _check_model(model)
     k = check_int("k", k, 1)
     method = check_choice("method", method, EXPLAIN_METHODS)
-    as_frame = _check_flag("as_frame", as_frame)
+    as_frame = check_bool("as_frame", as_frame)
     fn = _names(getattr(model, "feature_names_in_", None) if feature_names is None else feature_names,
                 model.n_features_in_, "feature")
     ln = _names(getattr(model, "label_names_", None) if label_names is None else label_names,
@@ -943,12 +932,12 @@ def faithfulness(model,                  # a fitted ExtendedPLT
     X = model._validated(X)
     n_instances = check_int("n_instances", n_instances, 1)
     methods = [check_choice("methods", m, EXPLAIN_METHODS + ("random",)) for m in _values(methods, "methods")]
-    verbose = _check_verbose(verbose)
+    verbose = check_verbose(verbose)
     rng = _rng(random_state)
     rows_ok = np.flatnonzero(np.diff(X.indptr) > 1)
     pick = rng.choice(rows_ok, size=min(n_instances, len(rows_ok)), replace=False)
     out = []
-    for i in _progress(pick, verbose, "faithfulness"):
+    for i in progress(pick, verbose, "faithfulness"):
         x = _row(X[[i]])
         label = _check_label(model, None, x)
         for m in methods:
@@ -1053,14 +1042,14 @@ def attack_evaluation(model,              # a fitted ExtendedPLT
     ks = [model._check_k(k, "k_values") for k in _values(k_values, "k_values")]
     n_instances = check_int("n_instances", n_instances, 1)
     n_steps = check_int("n_steps", n_steps, 0)
-    verbose = _check_verbose(verbose)
+    verbose = check_verbose(verbose)
     rng = _rng(random_state)
     pick = np.sort(rng.choice(X.shape[0], size=min(n_instances, X.shape[0]), replace=False))
     Xs, Ys = X[pick], Y[pick]
     Xg = add_noise(Xs, sigma, noise, rng)
     budgets = np.sqrt(np.asarray((Xg - Xs).multiply(Xg - Xs).sum(1)).ravel())
     attacked = []
-    for i in _progress(range(Xs.shape[0]), verbose, "worst-case attack"):
+    for i in progress(range(Xs.shape[0]), verbose, "worst-case attack"):
         x = _row(Xs[[i]])
         z = _worst_case(model, x, float(budgets[i]), _check_label(model, None, x), noise, n_steps, 1e-2,
                         _attack_start(noise, Xs, Xg, i))[0]

@@ -16,8 +16,8 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k, check_int, check_float, check_X, check_Y, check_feature_names
-from .learners import MultiLabelClassifierMixin, check_verbose, progress
+from .checks import check_k, check_int, check_float, check_X, check_Y, check_feature_names, check_verbose
+from .learners import MultiLabelClassifierMixin, progress
 
 # %% auto #0
 __all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_cost_model', 'tlp_costs',

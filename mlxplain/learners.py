@@ -12,10 +12,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
-from .checks import check_X, check_Y, check_int, check_n_jobs, check_feature_names
+from .checks import check_X, check_Y, check_int, check_n_jobs, check_feature_names, check_verbose
 
 # %% auto #0
-__all__ = ['MultiLabelClassifierMixin', 'BinaryRelevance', 'LabelSpecificBR', 'check_verbose', 'progress']
+__all__ = ['MultiLabelClassifierMixin', 'BinaryRelevance', 'LabelSpecificBR', 'progress']
 
 # %% ../nbs/02_learners.ipynb #9852867c
 _FLOATS = (np.float64, np.float32)   # X keeps either float type (scikit-learn's learners do too)
@@ -170,10 +170,6 @@ class LabelSpecificBR(BinaryRelevance):
         return [f.astype(np.intp) for f in fs]
 
 # %% ../nbs/02_learners.ipynb #a7d3c9e1
-def check_verbose(verbose):  # a bool or an int >= 0
-    "`verbose` as an int (a bool counts as 0 or 1); else a TypeError or ValueError naming it."
-    return int(verbose) if isinstance(verbose, (bool, np.bool_)) else check_int("verbose", verbose, 0)
-
 def progress(items,       # what a fit iterates over: epochs, labelsets, …
              verbose=0,   # a bool or an int >= 0: > 0 shows a tqdm bar (stderr), 0 prints nothing
              desc=None,   # the bar's label, e.g. the estimator's name

@@ -18,8 +18,8 @@ from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils.validation import check_is_fitted
 from .checks import (check_X, check_Y, check_int, check_float, check_n_jobs, check_random_state,
-                             check_feature_names)
-from .learners import MultiLabelClassifierMixin, check_verbose, progress
+                             check_feature_names, check_verbose)
+from .learners import MultiLabelClassifierMixin, progress
 from .metrics import LOSSES, hamming_loss, f1_loss, ranking_loss, subset_zero_one_loss, composite_loss
 
 # %% auto #0
