@@ -115,12 +115,12 @@ def _scheduler(text):  # "local", or the address of a running dask scheduler
     return text
 
 def _n_jobs(text):  # workers: N >= 1, or -1 for all cores
+    from joblib import cpu_count   # the cores this process may use (affinity and cgroup quotas respected)
     from mlxplain.checks import check_int
-    from mlxplain.experiments import _cores
     try: n = int(text)
     except ValueError: raise argparse.ArgumentTypeError(f"--n-jobs {text!r}: an integer, N workers or -1 for all cores") from None
     if n == -1: return n
-    try: return check_int("--n-jobs", n, 1, max(32, 4 * _cores()))   # a typo such as 100000 would start them all
+    try: return check_int("--n-jobs", n, 1, max(32, 4 * cpu_count()))   # a typo such as 100000 would start them all
     except (TypeError, ValueError) as e:
         raise argparse.ArgumentTypeError(f"{e}, or -1 for all cores (the limit: 32, or 4 processes per core where "
                                          "that is more; more only wait on each other)") from None
