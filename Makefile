@@ -5,7 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # tests read the staged benchmark data from ../shared/data when that folder exists (CI has it); without it,
-# data sets come from the user cache or a download, and tests whose data cannot be had are skipped with the reason
+# data sets come from the user cache or a download, and tests whose data cannot be had are skipped with the reason.
+# `make test MLXPLAIN_DATA=` (empty) runs as a machine without staged data, even next to ../shared/data; .ci/run
+# does so a second time with an empty home and no network.
 ifeq ($(origin MLXPLAIN_DATA),undefined)
 ifneq ($(wildcard ../shared/data/MANIFEST.tsv),)
 export MLXPLAIN_DATA := $(abspath ../shared/data)
@@ -75,8 +77,9 @@ run-nbs: env
 	$(BIN)/python tools/run_notebooks.py nbs
 	$(BIN)/nbdev_clean
 
+# every chapter's full reproduction into the committed results, nbs/results/<chapter> (hours to days of CPU)
 reproduce: env
-	@for c in fals extended_plt prakel alternatives; do $(BIN)/mlxplain reproduce $$c; done
+	@for c in fals extended_plt prakel alternatives; do $(BIN)/mlxplain reproduce $$c --refresh || exit 1; done
 
 bench: env
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

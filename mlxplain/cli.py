@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_cli.ipynb #4489c008
 from __future__ import annotations
-import argparse, contextlib, importlib, io, json, sys, time, traceback
+import argparse, contextlib, importlib, io, itertools, json, sys, time, traceback, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -84,24 +84,58 @@ def _datasets_table(reg, wide=False):  # reg: mlxplain.data.registry()
 def _names(text):  # "a, b" -> ("a", "b"); None stays None
     return None if text is None else tuple(s.strip() for s in text.split(",") if s.strip())
 
-def _seeds(text):  # "0,1,2" or "0-4" -> (0, 1, 2, ...)
-    if text is None: return None
-    out = []
+def _checked(arg, text, check, *args):  # check: a validator of mlxplain.checks (or one built on them)
+    "`check(*args)`, its ValueError or TypeError turned into argparse's error (exit status 2, the usage line, no traceback)."
+    try: return check(*args)
+    except (TypeError, ValueError) as e: raise argparse.ArgumentTypeError(f"{arg} {text!r}: {e}") from None
+
+def _seeds(text):  # "0,1,2" or "0-4" -> (0, 1, 2, ...), within experiments.check_seeds' limits
+    from mlxplain.experiments import MAX_SEEDS, check_seeds
+    ranges = []
     for part in _names(text):
-        lo, _, hi = part.partition("-")
-        if not (lo.isdigit() and (hi == "" or hi.isdigit())):
-            raise argparse.ArgumentTypeError(f"--seeds {text!r}: give integers, e.g. 0,1,2 or 0-4")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return tuple(out)
+        lo, dash, hi = part.partition("-")
+        if not (lo.isdigit() and (hi.isdigit() or not dash)):
+            raise argparse.ArgumentTypeError(f"--seeds {text!r}: {part!r} is neither an integer nor a range; "
+                                             "give integers or ranges, e.g. 0,1,2 or 0-4")
+        ranges.append(range(int(lo), int(hi if dash else lo) + 1))
+        if not ranges[-1]: raise argparse.ArgumentTypeError(f"--seeds {text!r}: the range {part} is empty; write {hi}-{lo}")
+    n = sum(map(len, ranges))   # counted, never listed: 0-1000000000 is refused at once
+    seeds = range(n) if n > MAX_SEEDS else list(itertools.chain.from_iterable(ranges))
+    return _checked("--seeds", text, check_seeds, seeds, ())
+
+_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss", "inproc")   # dask.distributed's address protocols
 
 def _scheduler(text):  # "local", or the address of a running dask scheduler
-    if text in (None, "local") or "://" in text: return text
-    raise argparse.ArgumentTypeError(f"--scheduler {text!r}: "
-                                     "'local' or a scheduler address such as tcp://host:8786")
+    from mlxplain.checks import check_choice
+    if text == "local": return text
+    scheme, sep, where = text.partition("://")
+    if not (sep and where):
+        raise argparse.ArgumentTypeError(f"--scheduler {text!r}: 'local' or a scheduler address such as tcp://host:8786")
+    _checked("--scheduler", text, check_choice, "the address's protocol", scheme, _SCHEMES)
+    return text
 
-def _positive(text):
-    if text.lstrip("-").isdigit() and (int(text) >= 1 or int(text) == -1): return int(text)
-    raise argparse.ArgumentTypeError(f"--n-jobs {text!r}: a positive integer, or -1 for all cores")
+def _n_jobs(text):  # workers: N >= 1, or -1 for all cores
+    from joblib import cpu_count   # the cores this process may use (affinity and cgroup quotas respected)
+    from mlxplain.checks import check_int
+    try: n = int(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"--n-jobs {text!r}: an integer, N workers or -1 for all cores") from None
+    if n == -1: return n
+    try: return check_int("--n-jobs", n, 1, max(32, 4 * cpu_count()))   # a typo such as 100000 would start them all
+    except (TypeError, ValueError) as e:
+        raise argparse.ArgumentTypeError(f"{e}, or -1 for all cores (the limit: 32, or 4 processes per core where "
+                                         "that is more; more only wait on each other)") from None
+
+def _folder(arg, must_exist=False):  # arg: the option's name
+    "A parser of a folder option: refuses a path that is a file (or lies under one), and a missing folder if `must_exist`."
+    def parse(text):
+        p = Path(text).expanduser()
+        for q in (p, *p.parents):
+            if q.exists():
+                if not q.is_dir(): raise argparse.ArgumentTypeError(f"{arg} {text!r}: {q} is a file, not a folder")
+                break
+        if must_exist and not p.is_dir(): raise argparse.ArgumentTypeError(f"{arg} {text!r}: no such folder")
+        return p
+    return parse
 
 _DATA_HOME_HELP = ("folder holding the data files (as `mlxplain fetch` lays them out); default: $MLXPLAIN_DATA, "
                    "then the user cache, where missing sets are downloaded with their checksums verified")
@@ -135,34 +169,41 @@ def _parser():
     p = argparse.ArgumentParser(prog="mlxplain", description="Explainable, cost-aware multi-label learning.")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("datasets", help="list the named data sets and which are available locally")
-    d.add_argument("--data-home", default=None, help=_DATA_HOME_HELP)
+    d.add_argument("--data-home", type=_folder("--data-home", True), default=None, help=_DATA_HOME_HELP)
     d.add_argument("--wide", action="store_true", help="all registry columns (download URL, source, format)")
     f = sub.add_parser("fetch", help="find or download a data set (checksum verified)")
     f.add_argument("name")
-    f.add_argument("--data-home", default=None, help=_DATA_HOME_HELP)
+    f.add_argument("--data-home", type=_folder("--data-home", True), default=None, help=_DATA_HOME_HELP)
     m = sub.add_parser("demo", help="run every chapter on embedded data")
-    m.add_argument("--out", default="demo_output")
+    m.add_argument("--out", type=_folder("--out"), default=Path("demo_output"), help="folder of the figures and report")
     m.add_argument("--chapter", action="append", choices=list(CHAPTERS))
     r = sub.add_parser("reproduce", help="run a chapter's reproduction and write its result files",
                        description="Run a chapter's reproduction (mlxplain.repro.<chapter>.reproduce) "
-                                   "and write its tidy result tables and meta.json. "
-                                   "Finished cells are cached and skipped.", add_help=False,
+                                   "and write its tidy result tables and meta.json, into a scratch folder "
+                                   "unless --out or --refresh says otherwise. Finished cells are cached and "
+                                   "skipped: a stopped run resumes.", add_help=False,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("-h", "--help", action=_ReproduceHelp,
                    help="show this help with each chapter's parts and data sets (of CHAPTER alone when given)")
     r.add_argument("chapter", choices=list(CHAPTERS))
-    r.add_argument("--out", default=None,
-                   help="results folder (default: nbs/results/<chapter> in a checkout)")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument("--out", type=_folder("--out"), default=None,
+                       help="results folder (default: a scratch folder, nbs/results/_scratch/<chapter> in a checkout, "
+                            "git-ignored)")
+    where.add_argument("--refresh", action="store_true",
+                       help="write into the committed results, nbs/results/<chapter> (the tables the book reads), "
+                            "instead of the scratch folder")
     r.add_argument("--quick", action="store_true",
                    help="a small subset, for a smoke test (written to OUT/quick)")
-    r.add_argument("--data-home", default=None, help=_DATA_HOME_HELP)
+    r.add_argument("--data-home", type=_folder("--data-home", True), default=None, help=_DATA_HOME_HELP)
     r.add_argument("--parts", type=_names, default=None,
                    help="comma-separated parts (default: the chapter's default parts, starred below)")
     r.add_argument("--datasets", type=_names, default=None,
                    help="comma-separated data sets, from the chapter's list below (default: all of a part's)")
-    r.add_argument("--seeds", type=_seeds, default=None, help="seeds, e.g. 0,1,2 or 0-4")
-    r.add_argument("--n-jobs", type=_positive, default=1,
-                   help="parallel workers: joblib processes here, or dask workers with --scheduler local")
+    r.add_argument("--seeds", type=_seeds, default=None, help="seeds, e.g. 0,1,2 or 0-4 (at most 1,000)")
+    r.add_argument("--n-jobs", type=_n_jobs, default=1,
+                   help="parallel workers: joblib processes here, or dask workers with --scheduler local "
+                        "(-1: all cores)")
     r.add_argument("--scheduler", type=_scheduler, default=None,
                    help="run the cells on dask.distributed: 'local' starts a LocalCluster of N-JOBS workers; "
                         "an address (tcp://host:8786) uses a running cluster and all its workers")
@@ -170,26 +211,33 @@ def _parser():
 
 # %% ../nbs/05_cli.ipynb #c70fd958
 def _reproduce(args) -> int:
-    "`mlxplain reproduce`: the chapter's `reproduce(out, parts=…, …)`; one line for a missing data set."
+    "`mlxplain reproduce`: the chapter's `reproduce(out, parts=…, …)`; one line for a missing data set or a stop."
     from mlxplain.data import DownloadError
-    from mlxplain.experiments import results_dir
+    from mlxplain.experiments import claims_summary, results_dir, scratch_dir
     mod = reproduction_module(args.chapter)
-    out = Path(args.out) if args.out else results_dir(args.chapter)
+    out = args.out or (results_dir if args.refresh else scratch_dir)(args.chapter)
+    where = out / "quick" if args.quick else out   # reproduce(quick=True) writes to OUT/quick
     opts = dict(parts=args.parts, quick=args.quick, datasets=args.datasets, seeds=args.seeds,
                 data_home=args.data_home, n_jobs=args.n_jobs, scheduler=args.scheduler)
+    # each message starts on a new line: an interrupted progress bar leaves the cursor at the end of its line
     try:
         tables = mod.reproduce(out, **opts)
+    except KeyboardInterrupt:   # Ctrl-C: run_grid has written every finished cell to its cache
+        print(f"\nmlxplain reproduce: stopped; the finished cells are cached in {where}, so the same command "
+              "resumes where this one stopped", file=sys.stderr)
+        return 130
     except (DownloadError, FileNotFoundError) as e:  # a data set is missing: say which and how to get it
-        # a new line first: an interrupted progress bar leaves the cursor at the end of its line
         print(f"\nmlxplain reproduce: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
     except ValueError as e:  # an unknown part or data set: the chapter's message names the valid ones
         print(f"\nmlxplain reproduce: {e}", file=sys.stderr)
         return 2
-    where = out / "quick" if args.quick else out   # reproduce(quick=True) writes to OUT/quick
-    print(f"results written to {where}")
+    print(f"results written to {where}" + ("" if args.out or args.refresh else
+          f" (a scratch folder; --refresh writes the committed results, {results_dir(args.chapter)})"))
     for part, df in (tables or {}).items():
-        print(f"\n== {part}: {len(df)} rows\n{df.head(10).to_string()}")
+        if part == "confirm" and "verdict" in df:   # the claims' verdicts: one line each, with why if by design
+            print(f"\n== confirm: {df['claim'].nunique()} claims on the held-out sets\n" + "\n".join(claims_summary(df)))
+        else: print(f"\n== {part}: {len(df)} rows\n{df.head(10).to_string()}")
     return 0
 
 # %% ../nbs/05_cli.ipynb #80d293ea
@@ -197,6 +245,15 @@ def main(argv=None) -> int:
     "Entry point of the `mlxplain` command."
     args = _parser().parse_args(argv)
     pd.set_option("display.width", 160, "display.max_rows", 200)
+    fmt, warnings.formatwarning = warnings.formatwarning, lambda msg, cat, *a, **k: f"mlxplain: {cat.__name__}: {msg}\n"
+    try: return _dispatch(args)   # a warning is one line, as the command's other messages
+    except KeyboardInterrupt:     # reproduce says more (what resumes); datasets, fetch and demo: nothing to keep
+        print("\nmlxplain: stopped", file=sys.stderr)
+        return 130
+    finally: warnings.formatwarning = fmt
+
+def _dispatch(args) -> int:
+    "Run the subcommand `args.cmd`."
     if args.cmd == "datasets":
         from mlxplain.data import registry
         tab = _datasets_table(registry(data_home=args.data_home), args.wide)

@@ -4,9 +4,9 @@
 
 # %% ../nbs/03_experiments.ipynb #c0f0eeea
 from __future__ import annotations
-import ast, datetime, functools, hashlib, importlib, importlib.metadata, importlib.util, inspect, io
-import itertools, json, logging, os, platform, re, socket, subprocess, sys, sysconfig, tempfile, textwrap
-import time, tokenize
+import ast, csv, datetime, functools, hashlib, importlib, importlib.metadata, importlib.util, inspect, io
+import itertools, json, logging, math, numbers, os, platform, re, socket, subprocess, sys, sysconfig, tempfile
+import textwrap, time, tokenize, warnings
 from collections import Counter
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -17,12 +17,13 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['META_FORMAT', 'CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'CONFIRM_FILES', 'expand_grid',
-           'atomic_write_csv', 'atomic_write_json', 'run_grid', 'code_version', 'code_modules', 'auto_version', 'timer',
-           'results_dir', 'scratch_dir', 'write_meta', 'read_meta', 'row_provenance', 'check_parts', 'check_datasets',
-           'check_seeds', 'holm', 'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split',
+__all__ = ['META_FORMAT', 'MAX_SEEDS', 'CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'CONFIRM_FILES',
+           'expand_grid', 'atomic_write_csv', 'atomic_write_json', 'CacheWarning', 'read_cache', 'run_grid',
+           'code_version', 'code_modules', 'auto_version', 'timer', 'results_dir', 'scratch_dir', 'have_data',
+           'write_meta', 'read_meta', 'row_provenance', 'check_parts', 'check_datasets', 'check_seeds',
+           'datasets_by_part', 'holm', 'check_claims', 'claims_path', 'read_claims', 'held_out_sets', 'resampled_split',
            'spearman_permutation', 'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims',
-           'claims_markdown', 'confirm_part', 'confirm_recomputed']
+           'claims_markdown', 'claims_summary', 'confirm_part', 'confirm_recomputed']
 
 # %% ../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -92,15 +93,74 @@ def _remove_orphans(path) -> list[Path]:
     return gone
 
 # %% ../nbs/03_experiments.ipynb #3a1f0c07
+class CacheWarning(UserWarning):
+    "A run_grid cache file held rows it could not verify; their cells are computed again."
+
+_CHECK, _NREC = "_check", "_nrec"   # a cache row's checksum; the number of records of the row's cell
+
+def _csv_rows(text: str) -> list:
+    "The rows of CSV `text`, each a list of fields as text (fields of any length: a record may hold long text)."
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))   # the default, 128 KiB, would refuse long fields
+    return list(csv.reader(io.StringIO(text)))
+
+def _row_check(head, row) -> str:  # head: the column names; row: one row's fields as text
+    "Checksum of one cache row: its non-empty fields with their column names (so a later column changes nothing)."
+    h = hashlib.sha256()
+    for k, v in zip(head, row):
+        if v and k != _CHECK: h.update(f"{k}\x1f{v}\x1e".encode())
+    return h.hexdigest()[:16]
+
+def _cache_text(df: pd.DataFrame) -> str:
+    "`df` as the cache file's CSV text, every row ended by its checksum."
+    rows = _csv_rows(df.to_csv(index=False, lineterminator="\n"))
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(rows[0] + [_CHECK])
+    w.writerows(r + [_row_check(rows[0], r)] for r in rows[1:])
+    return out.getvalue()
+
+def _count(text: str) -> int:
+    "A record count written as text ('2' or '2.0'); -1 for anything else."
+    try: return int(float(text))
+    except ValueError: return -1
+
+def _verified(path) -> tuple:
+    "(header, rows of the cells whose every record is present with its checksum, why the other rows were dropped)."
+    try: rows = _csv_rows(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, csv.Error): return [], [], "is not a text CSV file: every cell is computed again"
+    head, body = (rows[0], rows[1:]) if rows else ([], [])
+    if not head or head[-1] != _CHECK or not {"_cell", _NREC} <= set(head):
+        return head, [], ("is not a run_grid cache with checksums (a foreign file, or one written before them): "
+                          "every cell is computed again")
+    ok = [r for r in body if len(r) == len(head) and r[-1] == _row_check(head, r)]
+    cell, nrec = head.index("_cell"), head.index(_NREC)
+    have = Counter(r[cell] for r in ok)
+    ok = [r for r in ok if _count(r[nrec]) == have[r[cell]]]
+    why = f"holds {len(body) - len(ok)} of {len(body)} rows that are cut short or damaged: their cells are computed again"
+    return head, ok, why if len(ok) < len(body) else None
+
 def _read_cache(cache, version=None) -> pd.DataFrame:
-    "The still valid rows of the cache file: none without a file, only those of `version` when given."
+    "The verified rows of the cache file: none without a file; complete cells with intact checksums; of `version` when given."
     if cache is None or not Path(cache).exists() or Path(cache).stat().st_size == 0: return pd.DataFrame()
-    done = pd.read_csv(cache, dtype={"_version": str, "_cell": str, "_run": str})  # an all-digit version stays text
+    head, ok, why = _verified(cache)
+    if why: warnings.warn(f"run_grid cache {cache} {why}", CacheWarning, stacklevel=3)
+    if not ok: return pd.DataFrame()
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(head[:-1])
+    w.writerows(r[:-1] for r in ok)
+    out.seek(0)
+    done = pd.read_csv(out, dtype={"_version": str, "_cell": str, "_run": str})  # an all-digit version stays text
     if version is not None and not done.empty:  # rows of other code are stale: dropped, hence recomputed
         fresh = (done["_version"].astype(str) == str(version) if "_version" in done
                  else np.zeros(len(done), bool))
         done = done[fresh].reset_index(drop=True)
     return done
+
+def read_cache(cache,         # a run_grid cache file
+               version=None): # keep only rows of this code version
+    "The records of the finished cells in a run_grid cache, verified as run_grid reads them, with `_cell`, `_version`, `_run`."
+    return _read_cache(cache, version).drop(columns=[_NREC], errors="ignore")
 
 def _in_grid_order(df: pd.DataFrame, pos: dict) -> pd.DataFrame:  # pos: {cell key: position in the grid}
     "`df` with the rows of grid cells in grid order (a cell's records in their order), other rows first."
@@ -135,7 +195,7 @@ def _records(func, params) -> list[dict]:
     "Run one cell: its result records, each with the cell's parameters and key."
     out = func(**params)
     recs = out if isinstance(out, list) else [out]
-    return [{**params, **r, "_cell": _key(params)} for r in recs]
+    return [{**params, **r, "_cell": _key(params), _NREC: len(recs)} for r in recs]
 
 def _run_cell(func, params,
               threads=None):  # BLAS/torch threads: an int, {dask worker address: int}, or None (leave them)
@@ -257,7 +317,7 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     else: _flush(state, pos, version, cache)
     finally: bar.close()
     df = _in_grid_order(_concat(state["frames"]), pos)
-    tags = ["_cell"] if run is not None else ["_cell", "_version", "_run"]   # bookkeeping the caller sees
+    tags = ["_cell", _NREC] + ([] if run is not None else ["_version", "_run"])   # bookkeeping the caller sees
     if not df.empty: df = df[df["_cell"].isin(pos)].drop(columns=tags, errors="ignore")
     df = df.reset_index(drop=True)
     df.attrs["version"] = version
@@ -297,7 +357,9 @@ def _flush(state, pos, version, cache):
     if state.get("run") is not None and not new.empty: new["_run"] = str(state["run"])
     state["frames"].append(new)
     state["pending"], state["n"] = [], 0
-    if cache is not None: atomic_write_csv(_in_grid_order(_concat(state["frames"]), pos), cache)
+    if cache is not None:
+        rows = _in_grid_order(_concat(state["frames"]), pos)
+        _atomic_write(cache, lambda f: f.write(_cache_text(rows)))
 
 # %% ../nbs/03_experiments.ipynb #3a1f0c18
 def _exported_source(o) -> str:
@@ -514,6 +576,26 @@ def scratch_dir(chapter: str, root=None) -> Path:
     "Where a notebook's own reproduction writes: `<results>/_scratch/<chapter>` (git-ignored), never the committed tables."
     return results_dir(chapter, root).parent / "_scratch" / chapter
 
+# %% ../nbs/03_experiments.ipynb #hvd0cd01
+_MISSING = {}   # (name, data_home, $MLXPLAIN_DATA, cache folder) -> why the set could not be had
+
+def have_data(*names,        # registered data set names
+              data_home=None # searched first (see mlxplain.data.fetch)
+             ) -> bool:
+    "Whether the data sets `names` can be had (staged, cached or downloaded); if not, one line says which and why."
+    from mlxplain.data import cache_dir, fetch
+    for name in names:
+        key = (name, None if data_home is None else str(data_home), os.environ.get("MLXPLAIN_DATA"), str(cache_dir()))
+        if key not in _MISSING:
+            try: fetch(name, data_home=data_home)
+            except OSError as e:   # FileNotFoundError, DownloadError: the set is not here and cannot be downloaded
+                _MISSING[key] = str(e).splitlines()[0][:160]
+        if _MISSING.get(key):
+            print(f"skipped: data set {name} not available: set MLXPLAIN_DATA or run `mlxplain fetch {name}` "
+                  f"({_MISSING[key]})")
+            return False
+    return True
+
 # %% ../nbs/03_experiments.ipynb #3a1f0c37
 META_FORMAT = "mlxplain-meta/1"
 
@@ -571,6 +653,18 @@ def _library_versions() -> dict:
     return out
 
 # %% ../nbs/03_experiments.ipynb #3a1f0c39
+def _coverage(out_dir, files) -> dict:  # files: {part: file names}, the first one the part's main table
+    "{part: {file, rows, datasets, seeds}}: what the main table of each part in out_dir holds (its `dataset` and `seed` columns)."
+    out = {}
+    for part, names in (files or {}).items():
+        names = [names] if isinstance(names, str) else list(names or [])
+        if not names or not (Path(out_dir) / names[0]).is_file(): continue
+        t = pd.read_csv(Path(out_dir) / names[0], low_memory=False)
+        out[part] = dict(file=names[0], rows=len(t),
+                         datasets=list(dict.fromkeys(t["dataset"].dropna().astype(str))) if "dataset" in t else [],
+                         seeds=sorted({int(s) for s in t["seed"].dropna()}) if "seed" in t else [])
+    return out
+
 def write_meta(out_dir,              # the chapter's result folder; meta.json is written there
                *, chapter,           # chapter name, e.g. "fals"
                seeds=None,           # the seeds the results average over
@@ -582,8 +676,19 @@ def write_meta(out_dir,              # the chapter's result folder; meta.json is
                finished=None,        # end time (default: now)
                code_version=None,    # str or {part: version}: the cache versions of the results
                **extra) -> dict:     # anything else worth keeping (JSON-serialisable)
-    "Write `out_dir/meta.json`, the one provenance record of a chapter's results, atomically; return it."
+    """Write `out_dir/meta.json`, the one provenance record of a chapter's results, atomically; return it. With
+    `files={part: [file, ...]}` it also records what each part's main table (its first file) holds, as `coverage`, and
+    widens `datasets` and `seeds` to every data set and seed of those rows: a call that reran a slice of a table
+    that keeps earlier rows names them too."""
     import mlxplain
+    cover = _coverage(out_dir, extra.get("files"))
+    if cover:
+        datasets = [datasets] if isinstance(datasets, str) else list(datasets or [])
+        named = {str(getattr(d, "name", d)) for d in datasets}
+        datasets += [d for d in dict.fromkeys(d for c in cover.values() for d in c["datasets"]) if d not in named]
+        held = [s for c in cover.values() for s in c["seeds"]]
+        if held: seeds = list(dict.fromkeys([*(seeds if seeds is not None else []), *sorted(set(held))]))
+        extra["coverage"] = cover
     finished = time.time() if finished is None else finished
     host = dict(cores=_cores(), cpu_count=os.cpu_count(), python=platform.python_version(),
                 platform=platform.platform(), libraries=_library_versions())
@@ -652,13 +757,47 @@ def check_datasets(datasets, valid):  # datasets: None, a name or names; valid: 
                          "(`mlxplain datasets` lists every registered set)")
     return tuple(dict.fromkeys(datasets))
 
-def check_seeds(seeds, default) -> tuple:  # seeds: None, an int or ints; default: the seeds to use for None
-    "The seeds (default: `default`) as a tuple of ints >= 0."
+MAX_SEEDS = 1000   # seeds one call may run: each one reruns every cell of a part (the chapters' designs use 10 at most)
+
+def check_seeds(seeds,                 # None, an int, or ints (a list, a range, any iterable)
+                default,               # the seeds to use for None
+                max_seeds=MAX_SEEDS,   # at most this many
+               ) -> tuple:
+    "The seeds (default: `default`) as a tuple of distinct ints in [0, 2**32 - 1] (numpy's seeds), at most `max_seeds`."
     from mlxplain.checks import check_int
     if seeds is None: return tuple(default)
-    seeds = tuple(check_int("seeds", s, 0) for s in ((seeds,) if isinstance(seeds, int) else seeds))
+    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"): seeds = (seeds,)
+    if hasattr(seeds, "__len__"): n, more = len(seeds), False   # a range is counted, never listed
+    else:
+        seeds = tuple(itertools.islice(seeds, max_seeds + 1))
+        n, more = len(seeds), len(seeds) > max_seeds
+    if n > max_seeds:
+        raise ValueError(f"seeds: {'more than ' * more}{min(n, max_seeds) if more else n:,} seeds given; at most "
+                         f"{max_seeds:,}: each seed reruns every cell of a part (the chapters' designs use 10): that "
+                         "many is a typo rather than a plan")
+    seeds = tuple(dict.fromkeys(check_int("seeds", s, 0, 2**32 - 1) for s in seeds))
     if not seeds: raise ValueError("seeds=(): give at least one seed")
     return seeds
+
+def datasets_by_part(parts,           # the parts to run (check_parts' result)
+                     datasets,        # None, or the sets named (check_datasets' result)
+                     part_datasets,   # {part: its own data sets} (a quick run's, for a quick run)
+                     held_out=(),     # the chapter's held-out sets: the part 'confirm' runs them, and only them
+                    ) -> dict:        # {part: its data sets}, for the parts that have one
+    """Each part's data sets: its own when `datasets` is None; else the named sets it may run (`confirm` the named
+    held-out sets, every other part the others), parts without one left out. A named set that no part of `parts` runs is
+    a ValueError saying which part would."""
+    if datasets is None: return {p: tuple(part_datasets[p]) for p in parts}
+    out = {p: tuple(d for d in datasets if (d in held_out) == (p == "confirm")) for p in parts}
+    out = {p: s for p, s in out.items() if s}
+    idle = [d for d in datasets if not any(d in s for s in out.values())]
+    if idle:
+        held = [d for d in idle if d in held_out]
+        why = (f"{', '.join(held)} {'is a held-out set' if len(held) == 1 else 'are held-out sets'}: only the part "
+               "confirm runs them (add it to the parts)") if held else \
+              f"the part confirm runs only the held-out sets {', '.join(held_out)}"
+        raise ValueError(f"datasets={list(datasets)!r}: no part of {list(parts)!r} runs {idle}: {why}")
+    return out
 
 # %% ../nbs/03_experiments.ipynb #holm0cd1
 def holm(p):  # p-values (array-like; NaN: no test)
@@ -722,17 +861,16 @@ def held_out_sets(exclude,              # the sets a chapter used (names)
                   kind="multilabel",    # registry kind
                   max_rows=None,        # leave out sets with more rows (None: no limit)
                   min_rows=0,           # leave out sets with fewer rows
-                  max_labels=None,      # leave out sets with more labels (None: no limit)
-                  data_home=None):      # see mlxplain.data.registry
-    "The held-out sets by a fixed rule: the available staged sets of `kind` not in `exclude`, within the size limits, by name; the first `n`."
+                  max_labels=None):     # leave out sets with more labels (None: no limit)
+    "The held-out sets by a fixed rule over the registry: the registered sets of `kind` not in `exclude`, within the size limits, by name; the first `n`."
     from mlxplain.data import registry
-    reg = registry(data_home)
-    ok = (reg.kind == kind) & reg.available & ~reg.name.isin(list(exclude)) & (reg.n >= min_rows)
+    reg = registry()   # names, kinds and sizes: the same on every machine, whichever files it holds
+    ok = (reg.kind == kind) & ~reg.name.isin(list(exclude)) & (reg.n >= min_rows)
     if max_rows is not None: ok &= reg.n <= max_rows
     if max_labels is not None: ok &= reg.c <= max_labels
     names = sorted(reg.name[ok], key=str.lower)
     if len(names) < n:
-        raise ValueError(f"n={n}: only {len(names)} staged {kind} sets ({names}) satisfy the rule; lower n or widen the limits")
+        raise ValueError(f"n={n}: only {len(names)} registered {kind} sets ({names}) satisfy the rule; lower n or widen the limits")
     return names[:n]
 
 def resampled_split(name,            # a registered data set
@@ -799,13 +937,28 @@ def _block_verdict(c, r, alpha) -> str:
     if r["p_holm"] >= alpha: return "inconclusive"
     return "replicated" if (r["estimate"] > 0) == (c["direction"] == "greater") else "not replicated"
 
+def _least_p(test, n, one_sided=False) -> float:
+    "The smallest p-value `test` can give on n units, whatever the data (1 where it cannot run)."
+    if n < 2: return 1.0
+    if test == "wilcoxon": return (1 if one_sided else 2) / 2 ** n       # exact: every difference of one sign
+    if test == "spearman_permutation": return 2 / math.factorial(n)     # the ranks in one of 2 orders out of n!
+    return 0.0                                                           # paired t: any p from 2 units on
+
+def _too_few(c, n, alpha) -> str | None:
+    "Why a test of claim `c` on n units cannot reach p < alpha whatever the data, or None when it can."
+    one = c["direction"] == "equivalent"   # TOST: two one-sided tests
+    if _least_p(c["test"], n, one) < alpha: return None
+    need = next(k for k in range(2, 64) if _least_p(c["test"], k, one) < alpha)
+    return f"n={n} unit{'s' * (n != 1)}, a {c['test'].replace('_', ' ')} test needs ≥ {need} to reach p < {alpha:g}"
+
 def evaluate_claims(claims,     # a claims file's content (dict), see read_claims
                     frame,      # tidy: claim, dataset, unit, side ('a' or 'b'), value; a Spearman claim: a = x, b = y
                     min_sets=2, # held-out sets a claim needs before it can be 'replicated' (a pooled block 'a+b' counts 2)
                    ) -> pd.DataFrame:
     """Every claim tested on every data set (block) of `frame`, Holm-corrected over all tests: one row per (claim, data set)
     with its statistic, p, p_holm, the block's verdict and the claim's verdict (replicated on every block, at least `min_sets`;
-    not replicated when any block contradicts it; else inconclusive)."""
+    not replicated when any block contradicts it; else inconclusive), and `reason`: why a verdict is inconclusive by design
+    (too few units for the test to reach alpha, too few held-out sets for the claim), None where the data decided."""
     check_claims(claims)
     alpha = claims["alpha"]
     frame = pd.DataFrame(frame)
@@ -834,6 +987,16 @@ def evaluate_claims(claims,     # a claims file's content (dict), see read_claim
         ok = v.count("replicated") == len(v) and n_sets[g.index].sum() >= min_sets
         return "replicated" if ok else "inconclusive"
     out["verdict"] = out["claim"].map({k: overall(g) for k, g in out.groupby("claim")})
+    def reason(r):   # inconclusive by design: a block too small for its test, too few held-out sets for the claim
+        if r["dataset"] is None: return "no held-out rows"
+        why = []
+        if r["set_verdict"] == "inconclusive" and (small := _too_few(by_id[r["claim"]], int(r["n_units"]), alpha)):
+            why.append(f"{r['dataset']}: {small}")
+        k = int(n_sets[out["claim"] == r["claim"]].sum())
+        if r["verdict"] == "inconclusive" and k < min_sets:
+            why.append(f"{k} held-out set{'s' * (k != 1)}, a claim needs ≥ {min_sets}")
+        return "; ".join(why) or np.nan   # NaN: as a CSV reads an empty field back
+    out["reason"] = [reason(r) for _, r in out.iterrows()]
     return out
 
 # %% ../nbs/03_experiments.ipynb #clm0cd04
@@ -881,9 +1044,23 @@ def claims_markdown(claims, table=None) -> str:  # table: evaluate_claims' outpu
             per = "; ".join(f"{r.dataset}: {r.estimate:+.3g}" + (f" ± {r.se:.2g}" if r.se == r.se else "") +
                             f", Holm p = {r.p_holm:.3g}, {r.set_verdict}" for r in t.itertuples() if r.dataset)
             s += f") — **{t['verdict'].iloc[0]}** on the held-out sets ({per or 'no data'})."
+            why = _reasons(t)
+            if why: s += f" Inconclusive by design: {why}."
         else: s += ")."
         lines.append(s)
     return "\n".join(lines)
+
+def _reasons(t) -> str:  # t: evaluate_claims' rows of one claim
+    "The distinct reasons of a claim's rows, joined ('' when the data decided)."
+    return "; ".join(dict.fromkeys(t["reason"].dropna())) if "reason" in t else ""
+
+def claims_summary(table) -> list:  # evaluate_claims' output
+    "One line per claim: its id and verdict, and why when it is inconclusive by design (too few units or held-out sets)."
+    out = []
+    for claim, t in table.groupby("claim", sort=False):
+        why = _reasons(t)
+        out.append(f"{claim}: {t['verdict'].iloc[0]}" + (f" ({why})" if why else ""))
+    return out
 
 # %% ../nbs/03_experiments.ipynb #clm0cd05
 CONFIRM_FILES = ("confirm.csv", "confirm_claims.csv")   # the held-out rows, the verdicts
@@ -929,4 +1106,5 @@ def confirm_recomputed(chapter, to_frame, out_dir=None) -> tuple:  # to_frame: t
     claims, _ = _claims_for(chapter, out_dir)
     rows = pd.read_csv(out_dir / "confirm" / CONFIRM_FILES[0])
     disk = pd.read_csv(out_dir / "confirm" / CONFIRM_FILES[1])
-    return disk, evaluate_claims(claims, to_frame(rows, claims))
+    again = evaluate_claims(claims, to_frame(rows, claims))
+    return disk, again.drop(columns=[c for c in ("reason",) if c not in disk])   # a file written before the column

@@ -140,3 +140,104 @@ def test_reproduce_a_part_end_to_end(tmp_path, need_data):
     assert f"results written to {tmp_path / 'quick'}\n" in r.stdout    # the path printed is the path written
     bad = run("reproduce", "prakel", "--parts", "nope", "--out", str(tmp_path / "o"))
     assert bad.returncode == 2 and "onesided" in bad.stderr and not (tmp_path / "o").exists()
+
+
+def test_every_bad_argument_is_one_clear_line(tmp_path, capsys):
+    "Each bad argument of every subcommand: exit status 2, a message naming the option, no traceback, nothing written."
+    from mlxplain.cli import main
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    out = str(tmp_path / "o")
+    cases = [(["reproduce", "prakel", "--seeds", "0-", "--out", out], "--seeds"),
+             (["reproduce", "prakel", "--seeds", "5-2", "--out", out], "--seeds"),
+             (["reproduce", "prakel", "--seeds", "4294967296", "--out", out], "--seeds"),
+             (["reproduce", "prakel", "--seeds", "0-5000", "--out", out], "at most 1,000"),
+             (["reproduce", "prakel", "--n-jobs", "0", "--out", out], "--n-jobs"),
+             (["reproduce", "prakel", "--n-jobs", "100000", "--out", out], "--n-jobs"),
+             (["reproduce", "prakel", "--n-jobs", "x", "--out", out], "--n-jobs"),
+             (["reproduce", "prakel", "--scheduler", "udp://h:1", "--out", out], "--scheduler"),
+             (["reproduce", "prakel", "--out", str(a_file)], "--out"),
+             (["reproduce", "prakel", "--out", str(a_file / "sub")], "--out"),
+             (["reproduce", "prakel", "--out", out, "--refresh"], "--refresh"),
+             (["reproduce", "prakel", "--data-home", str(tmp_path / "none"), "--out", out], "--data-home"),
+             (["reproduce", "prakel", "--parts", "nope", "--out", out], "parts="),
+             (["reproduce", "prakel", "--datasets", "nope", "--out", out], "datasets="),
+             (["reproduce", "prakel", "--parts", "main", "--datasets", "flags", "--out", out], "held-out"),
+             (["datasets", "--data-home", str(a_file)], "--data-home"),
+             (["fetch", "emotions", "--data-home", str(tmp_path / "none")], "--data-home"),
+             (["demo", "--out", str(a_file)], "--out")]
+    for argv, names in cases:
+        try: rc = main(argv)
+        except SystemExit as e: rc = e.code
+        err = capsys.readouterr().err
+        assert rc == 2 and names in err and "Traceback" not in err, (argv, rc, err)
+        assert not (tmp_path / "o").exists(), argv
+
+
+def _limit_memory():   # a child that tried to list a billion seeds fails at once instead of filling the machine
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def test_a_billion_seeds_are_refused_at_once(tmp_path):
+    "`--seeds 0-1000000000` is counted, not listed: refused in the parser (it grew to 19.8 GB in two minutes)."
+    r = subprocess.run([*MLX, "reproduce", "prakel", "--seeds", "0-1000000000", "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=120, preexec_fn=_limit_memory)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert "1,000,000,001 seeds given; at most 1,000" in r.stderr and not (tmp_path / "o").exists()
+
+
+STOPPABLE = """
+import sys, time
+import mlxplain.cli as cli
+from mlxplain.experiments import run_grid
+def cell(i):
+    time.sleep(0.2)
+    return {"v": i}
+class Chapter:   # a reproduction of 200 slow cells, under the real CLI and grid runner
+    def reproduce(self, out_dir, **kw):
+        return {"t": run_grid(cell, {"i": range(200)}, cache=out_dir / "_cache" / "t.csv", batch=1, n_jobs=kw["n_jobs"])}
+cli.reproduction_module = lambda name: Chapter()
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("n_jobs", ["1", "2"])
+def test_ctrl_c_ends_with_one_line_saying_a_rerun_resumes(tmp_path, n_jobs):
+    "Ctrl-C (SIGINT to the whole process group, as a terminal sends it): one line, exit status 130, the cells kept."
+    import signal, time
+    (tmp_path / "stoppable.py").write_text(STOPPABLE)
+    out = tmp_path / "o"
+    p = subprocess.Popen([sys.executable, str(tmp_path / "stoppable.py"), "reproduce", "prakel", "--out", str(out),
+                          "--n-jobs", n_jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    cache, deadline = out / "_cache" / "t.csv", time.time() + 60
+    while time.time() < deadline and p.poll() is None and not (cache.exists() and cache.read_text().count("\n") >= 4):
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    lines = [l for l in err.splitlines() if l.startswith("mlxplain")]
+    assert lines == [f"mlxplain reproduce: stopped; the finished cells are cached in {out}, so the same command "
+                     "resumes where this one stopped"], err[-3000:]
+    assert cache.read_text().count("\n") >= 4                      # the cells finished before the stop are kept
+
+
+def test_confirm_verdicts_print_one_line_each_with_why(tmp_path, monkeypatch, capsys):
+    "A quick run's confirm part (one unit per held-out set): each claim on one line, saying why it cannot be decided."
+    import pandas as pd
+    import mlxplain.cli as cli
+    from mlxplain.experiments import evaluate_claims, read_claims
+    claims = read_claims("prakel")
+    frame = pd.DataFrame([dict(claim=c["id"], dataset="flags", unit=0, side=s, value=v)
+                          for c in claims["claims"] for s, v in (("a", 1.0), ("b", 0.0))])
+    class Repro:
+        def reproduce(self, out_dir, **kw): return {"confirm": evaluate_claims(claims, frame)}
+    monkeypatch.setattr(cli, "reproduction_module", lambda name: Repro())
+    assert cli.main(["reproduce", "prakel", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    body = out.split("== confirm:")[1].strip().splitlines()[1:]
+    assert len(body) == len(claims["claims"])
+    for line, c in zip(body, claims["claims"]):
+        assert line.startswith(f"{c['id']}: inconclusive (flags: n=1 unit, a ") and "held-out set, a claim needs" in line

@@ -239,3 +239,135 @@ def test_run_label_names_the_call_that_computed_each_row(tmp_path):
     np.testing.assert_allclose(again["mean"], run_grid(noisy_mean, {"n": [5], "seed": [0, 1, 2, 3]})["mean"])
     redo = run_grid(noisy_mean, {"n": [5], "seed": [0, 1]}, cache=cache, version="v2", run="C")   # new code: recomputed
     assert redo["_run"].tolist() == ["C", "C"] and set(redo["_version"]) == {"v2"}
+
+
+# --- a damaged cache ----------------------------------------------------------------------------------------
+def two_records(i):
+    "Two records per cell, the second with a column of its own: a cut between them leaves a cell half there."
+    return [{"rec": 0, "v": float(np.random.default_rng(i).normal())}, {"rec": 1, "v": -i, "note": f"cell {i}"}]
+
+
+def _uninterrupted(tmp_path, grid):
+    full = run_grid(two_records, grid, cache=tmp_path / "full.csv", version="v1", run="A")
+    return full, (tmp_path / "full.csv").read_bytes()
+
+
+def _resume(cache, grid):
+    "run_grid on a damaged cache: (result, the CacheWarnings it gave)."
+    import warnings
+    from mlxplain.experiments import CacheWarning
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        df = run_grid(two_records, grid, cache=cache, version="v1", run="A")
+    return df, [x for x in w if issubclass(x.category, CacheWarning)]
+
+
+def test_a_truncated_cache_is_recomputed_to_the_uninterrupted_rows(tmp_path):
+    "A cache cut anywhere (mid-row, mid-cell, at a row's end) gives exactly the uninterrupted run's rows, with a warning."
+    grid = {"i": list(range(12))}
+    full, whole = _uninterrupted(tmp_path, grid)
+    cache = tmp_path / "c.csv"
+    header = whole.index(b"\n") + 1
+    cuts = sorted({len(whole) // 2, header + 1, whole.rindex(b"\n", 0, -1) + 1, len(whole) - 3,
+                   *range(header + 7, len(whole) - 3, len(whole) // 13)})
+    for cut in cuts:
+        cache.write_bytes(whole[:cut])
+        df, warned = _resume(cache, grid)
+        pd.testing.assert_frame_equal(df, full)                   # none lost, none half there, none duplicated
+        assert cache.read_bytes() == whole, cut                   # the cache is whole again
+        assert len(warned) == 1 and "cut short or damaged" in str(warned[0].message), cut
+    cache.write_bytes(whole[:-1])                                 # only the last line end is gone: every row intact
+    df, warned = _resume(cache, grid)
+    pd.testing.assert_frame_equal(df, full)
+    assert warned == []
+
+
+def test_a_garbage_cache_is_recomputed_without_junk_columns(tmp_path):
+    "Binary garbage, a foreign CSV, an edited value and a cache without checksums: recomputed, the same rows and columns."
+    grid = {"i": list(range(6))}
+    full, whole = _uninterrupted(tmp_path, grid)
+    cache = tmp_path / "c.csv"
+    legacy = pd.read_csv(tmp_path / "full.csv", dtype={"_version": str, "_run": str}).drop(columns=["_check"])
+    for bad in (bytes(range(256)) * 8, b"junk,more\n1,2\n3,4\n", whole.replace(b",cell 3,", b",cell 9,"),
+                legacy.to_csv(index=False).encode()):
+        cache.write_bytes(bad)
+        df, warned = _resume(cache, grid)
+        pd.testing.assert_frame_equal(df, full)
+        assert list(df.columns) == list(full.columns) and cache.read_bytes() == whole
+        assert len(warned) == 1 and "computed again" in str(warned[0].message)
+
+
+def test_an_intact_cache_is_trusted_silently(tmp_path):
+    import warnings
+    grid = {"i": list(range(4))}
+    run_grid(two_records, grid, cache=tmp_path / "c.csv")
+    calls = []
+    def counted(i):
+        calls.append(i)
+        return two_records(i)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                            # any warning fails the test
+        run_grid(counted, grid, cache=tmp_path / "c.csv")
+    assert calls == []
+
+
+# --- limits and rules that do not depend on the machine ------------------------------------------------------
+def test_check_seeds_refuses_absurd_counts_without_listing_them():
+    "A billion seeds are counted and refused, never listed (listing them grew to 19.8 GB in two minutes)."
+    from mlxplain.experiments import check_seeds
+    class Billion:   # counts a billion seeds; listing more than a few thousand of them fails the test at once
+        def __len__(self): return 10**9
+        def __iter__(self):
+            yield from range(5001)
+            raise AssertionError("check_seeds listed the seeds past its limit")
+    def endless():   # the same without a length
+        yield from Billion()
+    with pytest.raises(ValueError, match=r"1,000,000,000 seeds given; at most 1,000"): check_seeds(Billion(), ())
+    with pytest.raises(ValueError, match="more than 1,000 seeds"): check_seeds(endless(), ())
+    with pytest.raises(ValueError, match=r"\[0, 4294967295\]"): check_seeds([2**32], ())   # numpy's seeds are 32-bit
+    assert check_seeds([3, 1, 3], ()) == (3, 1) and check_seeds(range(1000), ()) == tuple(range(1000))
+
+
+def test_held_out_sets_are_the_same_without_any_data(tmp_path, monkeypatch):
+    "The rule reads the registry (names, kinds, sizes), so an empty data folder and cache give the claims files' sets."
+    from mlxplain.experiments import held_out_sets, read_claims, results_dir
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("MLXPLAIN_DATA", str(tmp_path / "empty"))
+    monkeypatch.setenv("MLXPLAIN_CACHE", str(tmp_path / "empty"))
+    root = __import__("pathlib").Path(__file__).resolve().parents[1] / "nbs" / "results"
+    for chapter in ("fals", "extended_plt", "prakel", "alternatives"):
+        h = read_claims(root / chapter / "claims.json")["held_out"]
+        assert held_out_sets(h["exclude"], **h["args"]) == h["sets"], chapter
+
+
+def test_a_verdict_inconclusive_by_design_says_why():
+    "One unit per held-out set, or one held-out set: inconclusive, and the reason says it is the design, not the data."
+    from mlxplain.experiments import CLAIMS_FORMAT, claims_summary, evaluate_claims
+    claims = {"format": CLAIMS_FORMAT, "chapter": "toy", "alpha": 0.05, "correction": "holm",
+              "held_out": {"sets": ["h1", "h2"]},
+              "claims": [dict(id="a-beats-b", sentence="A beats B.", statistic="mean", a="A", b="B", metric="m",
+                              direction="greater", formed_on=["x"], test="wilcoxon")]}
+    def frame(sets, units):
+        return pd.DataFrame([dict(claim="a-beats-b", dataset=d, unit=u, side=s, value=v)
+                             for d in sets for u in range(units) for s, v in (("a", 1.0 + u), ("b", 0.0))])
+    one_unit = evaluate_claims(claims, frame(["h1", "h2"], 1))
+    assert set(one_unit.verdict) == {"inconclusive"}
+    assert one_unit.reason.tolist() == [f"{d}: n=1 unit, a wilcoxon test needs ≥ 6 to reach p < 0.05" for d in ("h1", "h2")]
+    five = evaluate_claims(claims, frame(["h1", "h2"], 5))          # 2/2^5 = 0.0625: Wilcoxon cannot reach 0.05
+    assert five.reason.str.contains("n=5 units, a wilcoxon test needs ≥ 6").all()
+    one_set = evaluate_claims(claims, frame(["h1"], 12))
+    assert one_set.verdict.tolist() == ["inconclusive"] and one_set.reason.tolist() == ["1 held-out set, a claim needs ≥ 2"]
+    decided = evaluate_claims(claims, frame(["h1", "h2"], 12))
+    assert set(decided.verdict) == {"replicated"} and decided.reason.isna().all()
+    assert claims_summary(one_set) == ["a-beats-b: inconclusive (1 held-out set, a claim needs ≥ 2)"]
+
+
+def test_meta_names_every_data_set_and_seed_its_tables_hold(tmp_path):
+    "A call that reran a slice of a table that keeps earlier rows: meta.json's data sets and seeds cover all its rows."
+    pd.DataFrame({"dataset": ["yeast", "yeast", "emotions", "scene"], "seed": [1, 2, 0, 0], "HL": [.1, .2, .3, .4]}
+                 ).to_csv(tmp_path / "table3.csv", index=False)
+    m = write_meta(tmp_path, chapter="fals", seeds=[0], datasets=["emotions"], files={"table3": ["table3.csv"]})
+    assert list(m["datasets"]) == ["emotions", "yeast", "scene"] and m["seeds"] == [0, 1, 2]
+    assert m["coverage"]["table3"] == {"file": "table3.csv", "rows": 4, "datasets": ["yeast", "emotions", "scene"],
+                                       "seeds": [0, 1, 2]}
+    assert read_meta(tmp_path)["coverage"] == m["coverage"]

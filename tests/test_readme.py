@@ -43,3 +43,35 @@ def test_readme_covers_a_newcomers_questions():
     for must in ("make demo", "make test", "Python 3.10", "pip install -e", "ipykernel install", "import mlxplain",
                  "https://mlxplain.github.io/mlxplain/", "MLXPLAIN_DATA", "manual"):
         assert must in readme, must
+
+
+def _commands(md: str) -> list:
+    "The shell commands the page shows: the lines of its sh blocks and its inline code that start with a program."
+    lines = [l for b in re.findall(r"```sh\n(.*?)```", md, re.S) for l in b.splitlines()]
+    inline = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", md, flags=re.S))
+    return [c.split("  #")[0].strip() for c in lines + inline if re.match(r"(\.venv/bin/)?(mlxplain|dask)(\s|$)", c.strip())]
+
+
+def test_every_command_shown_runs_as_written_after_make_demo():
+    """`make demo` does not activate .venv, so a bare `mlxplain` is "command not found": every command names .venv's
+    program, and every `mlxplain` command parses, with parts and data sets its chapter has."""
+    from mlxplain.cli import _parser, reproduction_module
+    from mlxplain.experiments import check_parts
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    cmds = _commands(readme)
+    assert len([c for c in cmds if "mlxplain reproduce" in c]) >= 5
+    bare = [c for c in cmds if not c.startswith(".venv/bin/")]
+    assert bare == [], f"commands that need an activated .venv: {bare}"
+    for c in cmds:
+        prog, *argv = c.split()
+        assert (ROOT / prog).name in ("mlxplain", "dask")
+        if Path(prog).name != "mlxplain" or not argv: continue      # a program named in prose
+        args = _parser().parse_args(argv)                              # exits (status 2) on a bad option
+        if args.cmd == "reproduce":
+            mod = reproduction_module(args.chapter)
+            check_parts(args.parts, mod.PARTS, mod.DEFAULT_PARTS)
+            known = {*mod.DATASETS, *getattr(mod, "CONFIRM_SETS", ()), *(d for s in getattr(mod, "PART_DATASETS", {}).values() for d in s)}
+            assert set(args.datasets or ()) <= known, c
+    venv = ROOT / ".venv" / "bin" / "mlxplain"
+    if Path(sys.prefix).resolve() == (ROOT / ".venv").resolve():      # the suite runs from make's environment
+        assert venv.exists()

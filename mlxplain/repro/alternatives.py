@@ -554,7 +554,7 @@ def load_provenance(part="subset", out_dir=None) -> dict | None:
     return None
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd00
-from ..experiments import confirm_part
+from ..experiments import confirm_part, scratch_dir
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd01
 FORMING_SETS = tuple(REPRO_DATASETS)   # where the claims were formed: the sets of the committed records
@@ -620,7 +620,7 @@ def confirm_frame(rows,     # confirm_cell's records (or the chapter's, with spl
     return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd05
-def reproduce(out_dir=None,   # results folder (default: results_dir("alternatives"))
+def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternatives"); the committed: results_dir(...))
               *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)
               quick=False,    # the design's quick run; confirm: the first held-out set, split 0, fold 0
               datasets=None,  # names (default: each part's own); CONFIRM_SETS select confirm's sets
@@ -632,6 +632,7 @@ def reproduce(out_dir=None,   # results folder (default: results_dir("alternativ
     """The parts of Section 5's design (see above) and 'confirm': the claims of claims.json, frozen, on CONFIRM_SETS
     over CONFIRM_SPLITS × the folds `seeds`, written by `confirm_part` to out_dir/confirm with its own meta.json."""
     parts = list(DEFAULT_PARTS) if parts is None else _check_names("parts", parts, PARTS)
+    out_dir = scratch_dir("alternatives") if out_dir is None else Path(out_dir)   # the committed tables only when asked
     names = None if datasets is None else [datasets] if isinstance(datasets, str) else list(datasets)
     design = [p for p in parts if p != "confirm"]
     held = [d for d in (names or []) if d in CONFIRM_SETS] if "confirm" in parts else []
@@ -645,7 +646,6 @@ def reproduce(out_dir=None,   # results folder (default: results_dir("alternativ
     if "confirm" in parts:   # last, in its own folder with its own meta.json (experiments.confirm_part)
         sets = held or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
         splits = CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS
-        base = results_dir("alternatives") if out_dir is None else Path(out_dir)
         grid = [dict(dataset=d, split=s, seed=f) for d in sets for s in splits for f in folds]
         protocol = dict(splits=list(splits), objective="MI", k=REPRO_DESIGN["k"], taus=REPRO_DESIGN["taus"],
                         a_max=REPRO_DESIGN["a_max"], searches=["seq.", "sim. (sum)", "sim. (min)", "rep.", "bal."],
@@ -653,7 +653,7 @@ def reproduce(out_dir=None,   # results folder (default: results_dir("alternativ
                         random_state=REPRO_DESIGN["random_state"],
                         split="stratified 5-fold partition with random_state = split (0: the chapter's); seed = the fold")
         tables["confirm"] = confirm_part("alternatives", partial(confirm_cell, data_home=data_home), grid,
-                                         confirm_frame, base / "quick" if quick else base, n_jobs=n_jobs,
+                                         confirm_frame, out_dir / "quick" if quick else out_dir, n_jobs=n_jobs,
                                          scheduler=scheduler, seeds=folds, datasets=list(sets), design=protocol)
     return tables
 

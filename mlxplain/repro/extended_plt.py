@@ -19,6 +19,7 @@ from ..data import load, load_split, registry, train_test_split
 from ..experiments import atomic_write_csv, read_meta, results_dir, run_grid, write_meta
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from ..experiments import row_provenance
+from ..experiments import datasets_by_part, scratch_dir
 from ..metrics import precision_at_k
 from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, add_noise,
                                    adversarial_evaluation, attack_evaluation, explain, faithfulness,
@@ -453,10 +454,10 @@ def _earlier(out_dir) -> dict:
     except (FileNotFoundError, ValueError, json.JSONDecodeError): return {}
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #8a0ab7f3
-def reproduce(out_dir=None,    # results folder (default: experiments.results_dir("extended_plt"))
+def reproduce(out_dir=None,    # results folder (default: scratch_dir("extended_plt"); the committed: results_dir(...))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS, QUICK_SEEDS seeds, fewer noise draws; to out_dir/"quick"
-              datasets=None,   # run every part on these (default: PART_DATASETS, quick: QUICK_PART_DATASETS)
+              datasets=None,   # run these (held-out sets: in confirm; default: PART_DATASETS, quick: QUICK_PART_DATASETS)
               seeds=None,      # ints (default: SEEDS for the seed intervals, UNIT_SEEDS for the sweep and confirm)
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
@@ -465,11 +466,12 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     "The chapter's experiments: each part's grid through `run_grid`, its tidy CSVs and one meta.json (`confirm`: its own)."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
     datasets = check_datasets(datasets, DATASETS)
+    sets = datasets_by_part(parts, datasets, QUICK_PART_DATASETS if quick else PART_DATASETS, CONFIRM_SETS)
+    parts = tuple(sets)   # the parts that run a named set
     unit_seeds = check_seeds(seeds, UNIT_SEEDS[:QUICK_SEEDS] if quick else UNIT_SEEDS)
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
-    out_dir = Path(out_dir) if out_dir is not None else results_dir("extended_plt")
+    out_dir = Path(out_dir) if out_dir is not None else scratch_dir("extended_plt")   # committed tables: when asked
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
-    sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}
     started = time.time()
     run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from .. import metrics as M
+from ..experiments import datasets_by_part, scratch_dir
 
 # %% auto #0
 __all__ = ['PAPER_IDS', 'METHOD_NAMES', 'TABLE3_METHODS', 'TABLE3_NOT_RUN', 'VARIANT_SETTINGS', 'SMALL_SETS', 'FIG34_SETS',
@@ -684,10 +685,10 @@ def _confirm(out_dir, sets, by_part, quick, data_home, n_jobs, scheduler) -> dic
     return {"confirm": confirm_part("fals", func, grid, confirm_frame, out_dir, n_jobs=n_jobs, scheduler=scheduler,
                                     seeds=by_part["confirm"], datasets=list(sets["confirm"]), design=design)}
 
-def reproduce(out_dir=None,    # results folder (default: experiments.results_dir("fals"))
+def reproduce(out_dir=None,    # results folder (default: experiments.scratch_dir("fals"); the committed: results_dir("fals"))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS and QUICK_SEEDS seeds, written to out_dir/"quick"
-              datasets=None,   # run every part on these (default: PART_DATASETS, quick: QUICK_PART_DATASETS)
+              datasets=None,   # run these (held-out sets: in confirm; default: PART_DATASETS, quick: QUICK_PART_DATASETS)
               seeds=None,      # ints: every part runs these (default: each part its PART_SEEDS)
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
@@ -696,12 +697,13 @@ def reproduce(out_dir=None,    # results folder (default: experiments.results_di
     "Section 4 of the paper: each part's grid through `run_grid`, its tidy CSV and one meta.json in out_dir."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
     datasets = check_datasets(datasets, DATASETS)
+    sets = datasets_by_part(parts, datasets, QUICK_PART_DATASETS if quick else PART_DATASETS, CONFIRM_SETS)
+    parts = tuple(sets)   # the parts that run a named set
     given = seeds is not None
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     by_part = _part_seeds(parts, seeds, given)
-    out_dir = Path(out_dir) if out_dir is not None else results_dir("fals")
+    out_dir = Path(out_dir) if out_dir is not None else scratch_dir("fals")   # the committed tables only when asked
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
-    sets = {p: datasets or (QUICK_PART_DATASETS if quick else PART_DATASETS)[p] for p in parts}
     started = time.time()
     run = datetime.datetime.fromtimestamp(started, datetime.timezone.utc).isoformat(timespec="seconds")
     out_dir.mkdir(parents=True, exist_ok=True)

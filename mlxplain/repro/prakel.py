@@ -20,6 +20,7 @@ from ..learners import BinaryRelevance
 from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv,
                                   atomic_write_json, check_parts, check_datasets, check_seeds, holm,
                                   confirm_part, row_provenance)
+from ..experiments import datasets_by_part, scratch_dir
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
@@ -518,10 +519,10 @@ def _finish(out_dir, part_seeds, datasets, data_home, *, quick=False, **meta):
                       code_version=versions, files=files, runs=runs, **notes, **meta)
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
-def reproduce(out_dir=None,   # results folder (default: experiments.results_dir("prakel"))
+def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); the committed: results_dir("prakel"))
               *, parts=None,  # names from PARTS (default: all)
               quick=False,    # QUICK_DATASETS and one split, written to out_dir / "quick"
-              datasets=None,  # names from DATASETS (default: DATASETS, or QUICK_DATASETS when quick)
+              datasets=None,  # names from DATASETS, and CONFIRM_SETS for confirm (default: DATASETS, QUICK_DATASETS when quick)
               seeds=None,     # the splits (default: SEEDS or PART_SEEDS per part; QUICK_SEEDS when quick)
               data_home=None,
               n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
@@ -529,11 +530,14 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
              ) -> dict:       # part name -> the tidy DataFrame written for it
     "Section 5 of the paper at this machine's scale: a tidy table per part, the summaries and meta.json."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
-    held_out = tuple(d for d in (datasets or ()) if d in CONFIRM_SETS)   # confirm's sets, when named
-    datasets = tuple(d for d in datasets if d not in CONFIRM_SETS) if datasets is not None else None
-    datasets = check_datasets(datasets or None, DATASETS) or (QUICK_DATASETS if quick else DATASETS)
+    datasets = check_datasets(datasets, DATASETS + CONFIRM_SETS)
+    own = {**{p: QUICK_DATASETS if quick else DATASETS for p in RUN_PARTS},
+           "confirm": CONFIRM_SETS[:1] if quick else CONFIRM_SETS}
+    sets = datasets_by_part(parts, datasets, own, CONFIRM_SETS)   # held-out sets: the part confirm, and only it
+    parts = tuple(sets)   # the parts that run a named set
+    datasets = next((sets[p] for p in parts if p != "confirm"), ())   # the run parts share their sets
     part_seeds = _part_seeds(parts, seeds, quick)
-    out_dir = results_dir("prakel") if out_dir is None else Path(out_dir)
+    out_dir = scratch_dir("prakel") if out_dir is None else Path(out_dir)   # the committed tables only when asked
     out_dir = out_dir / "quick" if quick else out_dir
     started, tables = time.time(), {}
     run = pd.Timestamp(started, unit="s", tz="UTC").isoformat(timespec="seconds")   # this call's label
@@ -548,11 +552,10 @@ def reproduce(out_dir=None,   # results folder (default: experiments.results_dir
         _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, quick=quick, started=started,
                 scheduler=scheduler, n_jobs=n_jobs)
     if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
-        sets = held_out or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
-        grid = [dict(dataset=d, split=s, seed=k, data_home=data_home) for d in sets
+        grid = [dict(dataset=d, split=s, seed=k, data_home=data_home) for d in sets["confirm"]
                 for s in (CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS) for k in part_seeds["confirm"]]
         tables["confirm"] = confirm_part("prakel", confirm_cell, grid, confirm_frame, out_dir, n_jobs=n_jobs,
-                                         scheduler=scheduler, seeds=part_seeds["confirm"], datasets=list(sets),
+                                         scheduler=scheduler, seeds=part_seeds["confirm"], datasets=list(sets["confirm"]),
                                          design=dict(splits=list(CONFIRM_SPLITS), losses=list(CONFIRM_LOSSES),
                                                      split="random 75/25 train/test of that number; the last third of "
                                                            "training for validation", k_grid="{2, 4}; {3} when K > 20",
