@@ -29,7 +29,7 @@ from ..alternatives import (AlternativeFeatureSelector, tree_mcc, greedy_balanci
 from ..checks import check_choice
 from ..data import load, kfold
 from ..plots import paper_vs_ours
-from ..experiments import run_grid, write_meta, read_meta, results_dir, atomic_write_csv, row_provenance
+from ..experiments import run_grid, write_meta, read_meta, results_dir, atomic_write_csv, row_provenance, read_cache
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #b02ed296
 REPRO_DATASETS = ["hepatitis", "house_votes_84", "spect", "credit_a"]
@@ -793,7 +793,7 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
     if not cache.exists():
         raise FileNotFoundError(f"{cache} does not exist: run `mlxplain reproduce alternatives --parts paper` "
                                 f"(with --out {out_dir}) and stop it once the units you want have finished")
-    df = pd.read_csv(cache, dtype={"_version": str, "_run": str}).drop(columns=["_cell"], errors="ignore")
+    df = read_cache(cache).drop(columns=["_cell"], errors="ignore")   # verified records only
     if "_run" not in df or df["_run"].isna().any():
         raise ValueError(f"{cache}: rows without a run label; rerun the part (reproduce labels every row it computes)")
     units = df.drop_duplicates(["dataset", "fold", "k", "objective"])
