@@ -222,7 +222,9 @@ def check_feature_names(estimator,  # the estimator being fitted or asked to pre
                         *, reset,   # True in fit (record the names), False at predict (compare them)
                        ):
     "Record (`reset=True`) or check `estimator.feature_names_in_` against a DataFrame's columns, as scikit-learn does."
-    from sklearn.utils.validation import validate_data   # here, as in check_random_state
+    if not hasattr(X, "columns") and not hasattr(estimator, "feature_names_in_"):
+        return   # an array fitted on arrays: nothing to record or compare (scikit-learn's check costs ~25 ms on its first call)
+    from sklearn.utils.validation import validate_data
     validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
 
 # %% ../nbs/02a_checks.ipynb #a2c0e029

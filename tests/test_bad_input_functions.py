@@ -683,7 +683,7 @@ PATHS = [(None, TypeError), (5, TypeError), (3.5, TypeError), (b"f.arff", TypeEr
 
 
 @pytest.mark.parametrize("fmt", list(GOOD_FILES))
-@pytest.mark.parametrize("path, err", PATHS, ids=lambda v: repr(v)[:30])
+@pytest.mark.parametrize("path, err", PATHS, ids=lambda v: repr(v).replace(str(TMP), "TMP")[:30])   # ids alike in every xdist worker
 def test_bad_paths(fmt, path, err):
     "A path of the wrong type is a TypeError naming `path`; a missing file or a directory Python's own OSError."
     read, _ = GOOD_FILES[fmt]
