@@ -4,7 +4,7 @@
 
 # %% ../nbs/40_alternatives.ipynb #aa62c573
 from __future__ import annotations
-import math, time, warnings, itertools, json, heapq
+import math, os, sys, time, warnings, itertools, json, heapq
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -24,58 +24,232 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.preprocessing import LabelEncoder
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from sklearn.feature_selection import mutual_info_classif, mutual_info_regression
 from sklearn.model_selection import train_test_split as _sk_train_test_split
 from sklearn.tree import DecisionTreeClassifier
 from ortools.sat.python import cp_model
 from ortools.linear_solver import pywraplp
+from ortools.sat import sat_parameters_pb2
+from tqdm.auto import tqdm
 from fastcore.basics import patch
-from .checks import check_X, check_int
+from .checks import check_X, check_int, check_float, check_choice
 
 # %% ../nbs/40_alternatives.ipynb #76c6df38
-def dice_dissimilarity(a, b) -> float:  # a, b: two feature sets (iterables of indices)
+def _show(v, width: int = 60) -> str:
+    "A user's value as a short repr, for messages."
+    r = repr(v)
+    return r if len(r) <= width else r[:width - 4] + " ..."
+
+def _check_feature_set(name: str, s, n=None, unique: bool = True) -> np.ndarray:
+    "Feature indices from the user: a 1-D collection of integers in [0, n - 1] (distinct if `unique`), as int64."
+    what = lambda: f"{name}={_show(s)}: give integer feature indices in " + ("[0, inf)" if n is None else f"[0, {n - 1}]")  # noqa: E731
+    if not isinstance(s, np.ndarray):
+        if s is None or isinstance(s, (str, bytes, dict)): raise TypeError(what())
+        if isinstance(s, (set, frozenset)) or not hasattr(s, "__len__"):  # a set or a generator: its elements
+            try: s = list(s)
+            except TypeError: raise TypeError(what()) from None
+    try: a = np.asarray(s)
+    except ValueError: raise ValueError(f"{what()}; got a ragged nesting") from None
+    if a.ndim != 1: raise ValueError(f"{what()}; got shape {a.shape}, not a 1-D list")
+    if a.size == 0: return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind == "b": raise TypeError(f"{what()}; got booleans (a mask? pass np.flatnonzero(mask))")
+    if a.dtype.kind not in "iu": raise TypeError(f"{what()}; got values of dtype {a.dtype}")
+    t = a.tolist()
+    if min(t) < 0 or (n is not None and max(t) >= n): raise ValueError(what())
+    if unique and len(set(t)) < len(t):
+        seen = set()
+        dup = next(j for j in t if j in seen or seen.add(j))
+        raise ValueError(f"{name}={_show(s)} lists feature {dup} more than once: a feature set holds each feature once")
+    return a.astype(np.int64, copy=False)
+
+def _check_selection(name: str, s, n=None) -> np.ndarray:
+    "A 0/1 selection vector (bools accepted), 1-D and of length `n` when given, as int64."
+    what = lambda: f"{name}={_show(s)}: {name} must be a 0/1 selection vector (one entry per feature)"  # noqa: E731
+    if s is None or isinstance(s, (str, bytes)): raise TypeError(what())
+    try: a = np.asarray(s)
+    except ValueError: raise ValueError(f"{what()}; got a ragged nesting") from None
+    if a.dtype.kind not in "biuf": raise TypeError(f"{what()}; got values of dtype {a.dtype}")
+    if a.ndim != 1: raise ValueError(f"{what()}; got shape {a.shape}")
+    if n is not None and len(a) != n:
+        raise ValueError(f"{name} has {len(a)} entries but s1 has {n}: the selection vectors must have equal lengths")
+    if not ((a == 0) | (a == 1)).all(): raise ValueError(f"{what()}; found values other than 0 and 1")
+    return a.astype(np.int64)
+
+def dice_dissimilarity(a, b) -> float:  # a, b: two feature sets (collections of distinct feature indices)
     "Dice dissimilarity $1 - 2|a\\cap b|/(|a|+|b|)$ of two sets (Eq. 3); 0 for two empty sets."
-    a, b = set(np.asarray(list(a)).tolist()), set(np.asarray(list(b)).tolist())
+    a, b = set(_check_feature_set("a", a).tolist()), set(_check_feature_set("b", b).tolist())
     if len(a) + len(b) == 0: return 0.0
     return 1.0 - 2.0 * len(a & b) / (len(a) + len(b))
 
-def max_overlap(k: int, tau: float) -> int:  # k: size of both sets; tau: threshold in [0, 1]
-    "Largest overlap two size-`k` sets may have to be Dice-alternatives at threshold `tau` (Eq. 8)."
+def _max_overlap(k: int, tau: float) -> int:
+    "`max_overlap` without its checks (the searches' own calls)."
     return int(math.floor((1 - tau) * k + 1e-9))  # tolerance: (1 - 0.6) * 5 = 1.9999999999999998
 
+def max_overlap(k: int, tau: float) -> int:  # k: size of both sets, >= 1; tau: threshold in [0, 1]
+    "Largest overlap two size-`k` sets may have to be Dice-alternatives at threshold `tau` (Eq. 8)."
+    return _max_overlap(check_int("k", k, 1), check_float("tau", tau, 0, 1))
+
 def _tau_fraction(tau: float) -> Fraction:
-    "`tau` as an exact fraction, so the variable-size constraint has integer coefficients."
-    return Fraction(tau).limit_denominator(10**6)
+    """`tau` as an exact fraction, so the variable-size constraint has integer coefficients (a float's own rational,
+    e.g. 1/3, is found; a tiny tau such as 6e-8 stays above 0)."""
+    return Fraction(tau).limit_denominator(10**9)
 
 def dice_linear_holds(s1, s2, tau: float) -> bool:  # s1, s2: 0/1 selection vectors of equal length
     "Evaluate the *linearised* Dice constraint (Eqs. 4–6) for two selection vectors of any sizes."
-    s1, s2 = np.asarray(s1, dtype=np.int64), np.asarray(s2, dtype=np.int64)
+    s1 = _check_selection("s1", s1)
+    s2, tau = _check_selection("s2", s2, len(s1)), check_float("tau", tau, 0, 1)
     # Eq. 6 per feature: the binary t_j with t_j <= s1_j, t_j <= s2_j, 1 + t_j >= s1_j + s2_j
     # (exactly one exists)
     allowed = [[t for t in (0, 1) if t <= a and t <= b and 1 + t >= a + b]
                for a, b in zip(s1.tolist(), s2.tolist())]
-    if any(len(ts) != 1 for ts in allowed): raise ValueError("s1, s2 must be 0/1 vectors of equal length")
     t = np.array([ts[0] for ts in allowed], dtype=np.int64)
     f = _tau_fraction(tau)  # 2 q |F' ∩ F''| <= (q - p) (|F'| + |F''|), all integers
     return 2 * f.denominator * int(t.sum()) <= (f.denominator - f.numerator) * int(s1.sum() + s2.sum())
 
 def dice_fixed_k_holds(s1, s2, k: int, tau: float) -> bool:  # s1, s2: 0/1 vectors, both of size k
     "Evaluate the fixed-size form $\\sum_j s'_j s''_j \\le \\lfloor(1-\\tau)k\\rfloor$ (Eq. 8)."
-    return int(np.dot(np.asarray(s1, dtype=np.int64), np.asarray(s2, dtype=np.int64))) <= max_overlap(k, tau)
+    s1 = _check_selection("s1", s1)
+    s2, k, tau = _check_selection("s2", s2, len(s1)), check_int("k", k, 1), check_float("tau", tau, 0, 1)
+    for name, s in (("s1", s1), ("s2", s2)):
+        if s.sum() != k:
+            raise ValueError(f"{name} selects {s.sum()} features but k={k}: Eq. 8 is the Dice constraint of two sets "
+                             "of size k (dice_linear_holds takes any sizes)")
+    return int(np.dot(s1, s2)) <= _max_overlap(k, tau)
+
+_MAX_ALTERNATIVES = 10**6  # n_alternatives at most: every set gets an entry in feature_sets_ and a row in results_
+
+def _max_sets(n: int, k: int, ov: int):
+    """Johnson's bound: at most this many k-subsets of n features share at most `ov` features pairwise (every
+    (ov+1)-subset lies in one set at most); None when ov >= k (no constraint: sets may repeat)."""
+    if ov >= k: return None
+    if n < k: return 0
+    b = 1
+    for i in range(ov, -1, -1):  # floor(n/k floor((n-1)/(k-1) ... floor((n-ov)/(k-ov)))): never decreasing
+        b = (n - i) * b // (k - i)
+        if b > _MAX_ALTERNATIVES + 1: return b  # more than can be asked for
+    return b
+
 
 # %% ../nbs/40_alternatives.ipynb #02f805ae
 OBJECTIVES = ("mi", "model_gain", "fcbf", "mrmr", "wrapper")
 UNIVARIATE = ("mi", "model_gain", "user")
+_KINDS = ("linear", "fcbf", "mrmr", "wrapper")
 
 def _check_X(X, name="X"):  # (m, n) array, DataFrame or sparse matrix
     "A float64 feature matrix (CSR kept sparse) from the shared `check_X`: 2-D, numeric, finite."
     return check_X(X, name=name)
 
+def _check_qualities(name: str, q, n=None) -> np.ndarray:
+    "Qualities from the user: 1-D, real, finite, `n` of them when given, with a finite absolute sum; float64."
+    what = f"{name} must be a 1-D array of real qualities, one per feature"
+    if q is None or isinstance(q, (str, bytes, dict)): raise TypeError(f"{name}={_show(q)}: {what}")
+    try: a = np.asarray(q)
+    except ValueError: raise ValueError(f"{name} is ragged: {what}") from None
+    if a.dtype.kind not in "biuf": raise TypeError(f"{name} has dtype {a.dtype}: {what}")
+    if a.ndim != 1: raise ValueError(f"{name} has shape {a.shape}: {what}")
+    if len(a) == 0 or (n is not None and len(a) != n):
+        raise ValueError(f"{name} has {len(a)} qualities but there are n={n if n is not None else 'at least 1'} "
+                         "features: give one quality per feature")
+    a = a.astype(np.float64, copy=False)
+    bad = np.flatnonzero(~np.isfinite(a))
+    if bad.size: raise ValueError(f"{name} contains NaN or infinite values (first at entry {bad[0]}): give finite qualities")
+    with np.errstate(over="ignore"): total = np.abs(a).sum()
+    if not np.isfinite(total):
+        raise ValueError(f"{name} is too large: the sum of |{name}| overflows float64; rescale the qualities")
+    return a
+
+def _check_problem_dict(problem, name: str = "problem", kinds=_KINDS) -> dict:
+    """A quality problem checked: its kind, `n`, and the arrays the kind needs ('q'; 'rel' and 'R'; FCBF's 'pairs').
+    The same dict when its arrays are already float64, else a copy holding the converted arrays."""
+    if not isinstance(problem, dict):
+        raise TypeError(f"{name}={_show(problem)}: {name} must be a dict with 'kind' and 'n' (see estimate_problem)")
+    kind = check_choice(f"{name}['kind']", problem.get("kind"), kinds)
+    n = check_int(f"{name}['n']", problem.get("n"), 1)
+    new = {}
+    if kind in ("linear", "fcbf"): new["q"] = _check_qualities(f"{name}['q']", problem.get("q"), n)
+    if kind == "mrmr" or (kind == "fcbf" and "rel" in problem):
+        new["rel"] = _check_qualities(f"{name}['rel']", problem.get("rel"), n)
+        R = problem.get("R")
+        if R is None: raise TypeError(f"{name}['R'] is missing: give the (n, n) redundancy matrix")
+        new["R"] = check_X(R, name=f"{name}['R']", accept_sparse=False)
+        if new["R"].shape != (n, n): raise ValueError(f"{name}['R'] has shape {new['R'].shape} but n={n}: give an (n, n) matrix")
+        with np.errstate(over="ignore"): total = np.abs(new["R"]).sum()
+        if not np.isfinite(total): raise ValueError(f"{name}['R'] is too large: its sum overflows float64")
+    if kind == "fcbf":
+        pairs = problem.get("pairs")
+        if pairs is None or not hasattr(pairs, "__len__"):
+            raise TypeError(f"{name}['pairs']={_show(pairs)}: give FCBF's forbidden feature pairs (a list of pairs)")
+        try: P = np.asarray(pairs) if len(pairs) else np.zeros((0, 2), dtype=np.int64)
+        except ValueError: P = np.zeros(0)  # ragged: refused below
+        if P.ndim != 2 or P.shape[1] != 2 or P.dtype.kind not in "iu" or (P.size and (P.min() < 0 or P.max() >= n)) \
+                or (P[:, 0] == P[:, 1]).any():
+            raise ValueError(f"{name}['pairs'] must be pairs (j1, j2) of two different feature indices in [0, {n - 1}]")
+    if all(new[key] is problem.get(key) for key in new): return problem
+    return {**problem, **new}
+
+def _scaled(problem: dict) -> dict:
+    """The problem with its coefficients multiplied by a power of two when the largest is below 1e-6 or above 1e6:
+    exact (the same optimum, and the same CP-SAT integers wherever 10**precision / max|coefficient| did not overflow),
+    and within SCIP's tolerances (1e-9 absolute; it reads 1e20 as infinity)."""
+    keys = {"linear": ("q",), "fcbf": ("q",), "mrmr": ("rel", "R")}.get(problem["kind"], ())
+    big = max((float(np.abs(problem[key]).max(initial=0)) for key in keys), default=0.0)
+    if big == 0 or 1e-6 <= big <= 1e6: return problem
+    e = -math.frexp(big)[1]  # big * 2**e in [0.5, 1)
+    return {**problem, **{key: np.ldexp(problem[key], e) for key in keys}}
+
+# %% ../nbs/40_alternatives.ipynb #49cb5480
+def _label_values(y, name: str):
+    "The labels as numbers or strings: an object array of strings becomes str, of numbers float; others refused."
+    if y.dtype.kind in "biufUS": return y
+    if y.dtype.kind == "O":
+        if all(isinstance(v, str) for v in y.tolist()): return y.astype(str)
+        try: return y.astype(np.float64)
+        except (TypeError, ValueError): pass
+    raise ValueError(f"{name} has dtype {y.dtype}: class labels must be numbers or strings (not a mix)")
+
+def _check_y(y, n_rows=None,  # y: (m,) class labels, numbers or strings; n_rows: the rows of X
+             name="y", min_classes=2):  # the argument's name; the fewest classes accepted (1 or 2)
+    "Class labels as a 1-D array (an (m, 1) column is accepted); checks the row count against X."
+    if y is None: raise ValueError(f"{name} is None: pass one class label per row of X")
+    if not sp.issparse(y): y = np.asarray(y)   # array-likes too (a list, a Series, an __array__ object)
+    shape = y.shape
+    if len(shape) == 2 and shape[1] == 1: y = np.asarray(y.toarray() if sp.issparse(y) else y).ravel()
+    elif len(shape) != 1:
+        raise ValueError(f"{name} must be 1-D (one class label per row), got shape {shape}; "
+                         "for multi-label Y use one column per fit or label_specific_alternatives")
+    y = _label_values(np.asarray(y), name)
+    if n_rows is not None and len(y) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {name} has {len(y)} entries: they must describe the same rows")
+    if y.dtype.kind in "biuf": check_X(y.reshape(-1, 1), name=name)  # NaN / inf, with the first bad row
+    if len(y) < min_classes:   # before the class check: one row is too few samples, whatever its label
+        raise ValueError(f"{name} has {len(y)} sample(s) (n_samples = {len(y)}): at least {min_classes} rows with "
+                         f"{min_classes} classes are needed")
+    if min_classes > 1: _refuse_constant_y(y, name)
+    return y
+
+def _check_seed(random_state, name="random_state"):
+    "`random_state` itself if it is None, an integer in [0, 2**32 - 1] or a numpy RandomState; else a ValueError."
+    rs = random_state
+    if rs is None or isinstance(rs, np.random.RandomState): return rs
+    if isinstance(rs, (int, np.integer)) and not isinstance(rs, (bool, np.bool_)) and 0 <= rs < 2**32: return int(rs)
+    raise ValueError(f"{name}={_show(rs)}: use None (the default seed), an integer in [0, 2**32 - 1] or a "
+                     "numpy.random.RandomState")
+
+def _resolve_seed(random_state):
+    "`random_state` as an integer seed (or None = seed 25): an int in [0, 2**32 - 1] or a numpy RandomState."
+    rs = _check_seed(random_state)
+    if isinstance(rs, np.random.RandomState):  # one draw, so every part of the search sees the same seed
+        return int(rs.randint(np.iinfo(np.int32).max))
+    return rs
+
 # %% ../nbs/40_alternatives.ipynb #548dd01e
 # the reference implementation's fixed seed; random_state=None means this seed (deterministic by default)
 _SEED = 25
 def _seed(random_state): return _SEED if random_state is None else random_state
+_MI_ESTIMATORS = ("regression", "classif")
+_MI_MIN_ROWS = 4  # scikit-learn's MI estimator compares each row with its 3 nearest neighbours
 
 def _constant_columns(X) -> np.ndarray:  # X: (m, n) dense or sparse
     "Indices of the columns of X that hold one value in every row."
@@ -96,52 +270,91 @@ def _zero_constant(q, X, what: str) -> np.ndarray:
         q[const] = 0.0
     return q
 
-def _refuse_constant_y(y):
+def _refuse_constant_y(y, name="y"):
     "A target with one class carries no information to select for: ValueError naming `y`."
     u = np.unique(np.asarray(y))
     if len(u) < 2:
-        raise ValueError(f"y is constant (every one of its {len(y)} labels is {u[0].item()!r}): feature qualities "
-                         "need at least two classes; pass a target that varies")
+        raise ValueError(f"{name} is constant (every one of its {len(y)} labels is {u[0].item()!r}): feature "
+                         "qualities need at least two classes; pass a target that varies")
+
+def _labels_for(X, y, what: str, classes=False, binary=False):
+    "y checked against the rows of X and made numeric: strings (with `binary`, any two labels) encoded to 0..C-1."
+    y = _check_y(y, X.shape[0])
+    if y.dtype.kind in "OUS" or binary: y = LabelEncoder().fit_transform(y)
+    elif classes and type_of_target(y) not in ("binary", "multiclass"):
+        raise ValueError(f"y holds continuous values: {what} needs class labels (one number or string per class)")
+    if binary and y.max() > 1:
+        raise ValueError(f"y has {y.max() + 1} classes: {what} scores a set by the MCC of two classes "
+                         "(mlxplain.metrics.mcc); binarise y (one class against the rest)")
+    return y
+
+def _check_mi_rows(X):
+    "Enough rows for scikit-learn's nearest-neighbour MI estimates."
+    if X.shape[0] < _MI_MIN_ROWS:
+        raise ValueError(f"X has {X.shape[0]} rows: the MI estimates (3 nearest neighbours) need at least {_MI_MIN_ROWS}")
+
+def _finite_mi(v, what: str):
+    "`v` if finite, else a ValueError: values too large to standardise make scikit-learn's MI NaN."
+    if not np.isfinite(v).all():
+        raise ValueError(f"X: the {what} is not finite (values too large to standardise?); rescale X")
+    return v
 
 def _mi_target(X, y, random_state=None, estimator="regression"):
     "Raw feature–target MI: 'regression' (as alfese: continuous target) or 'classif'; constant features get 0."
-    if estimator not in ("regression", "classif"):
-        raise ValueError(f"mi_estimator={estimator!r}: use 'regression' (as alfese) or 'classif'")
     _refuse_constant_y(y)
     f = mutual_info_regression if estimator == "regression" else mutual_info_classif
     y = np.asarray(y, dtype=float) if estimator == "regression" else y
     q = f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
-    return _zero_constant(q, X, "mutual information with y")
+    return _zero_constant(_finite_mi(q, "feature–target MI"), X, "mutual information with y")
 
-def mi_qualities(X, y, random_state=None,
-                 estimator="regression") -> np.ndarray:  # X: (m, n); y: (m,) class labels
-    "Feature–target mutual information normalised to sum 1 (the paper's MI objective; None: seed 25)."
+def _mi_qualities(X, y, random_state=None, estimator="regression") -> np.ndarray:
+    "`mi_qualities` on checked data."
     q = _mi_target(X, y, random_state, estimator)
     return q / q.sum() if q.sum() > 0 else q
 
-def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels
-    "Impurity importances of a decision tree with entropy splits (the paper's Model Gain), sum 1."
+def mi_qualities(X, y, random_state=None,  # X: (m, n), m >= 4; y: (m,) class labels, numbers or strings
+                 estimator="regression") -> np.ndarray:  # 'regression' (as alfese) or 'classif'
+    "Feature–target mutual information normalised to sum 1 (the paper's MI objective; None: seed 25)."
+    estimator = check_choice("estimator", estimator, _MI_ESTIMATORS)
+    X = _check_X(X)
+    y = _labels_for(X, y, "estimator='classif'", classes=estimator == "classif")
+    _check_mi_rows(X)
+    return _mi_qualities(X, y, _check_seed(random_state), estimator)
+
+def _model_gain(X, y, random_state=None) -> np.ndarray:
+    "`model_gain_qualities` on checked data."
     _refuse_constant_y(y)
     q = (DecisionTreeClassifier(criterion="entropy", random_state=_seed(random_state))
          .fit(X, y).feature_importances_.astype(float))
     return _zero_constant(q, X, "importance")  # a tree never splits on a constant: already 0, but warned
 
+def model_gain_qualities(X, y, random_state=None) -> np.ndarray:  # X: (m, n); y: (m,) class labels, numbers or strings
+    "Impurity importances of a decision tree with entropy splits (the paper's Model Gain), sum 1."
+    X = _check_X(X)
+    return _model_gain(X, _labels_for(X, y, "model_gain_qualities", classes=True), _check_seed(random_state))
+
 # %% ../nbs/40_alternatives.ipynb #6b36b4c7
-def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense
-    "n×n feature–feature mutual information (row j: MI of every feature with feature j), zero diagonal."
+def _feature_mi_matrix(X, random_state=None) -> np.ndarray:
+    "`feature_mi_matrix` on checked data."
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     R = np.vstack([mutual_info_regression(X, X[:, j], random_state=_seed(random_state))
                    for j in range(X.shape[1])])
     np.fill_diagonal(R, 0.0)
     const = _constant_columns(X)  # no information shared with a constant (the estimator's noise says > 0)
     R[const, :], R[:, const] = 0.0, 0.0
-    return R
+    return _finite_mi(R, "feature–feature MI")
+
+def feature_mi_matrix(X, random_state=None) -> np.ndarray:  # X: (m, n) dense or CSR, m >= 4
+    "n×n feature–feature mutual information (row j: MI of every feature with feature j), zero diagonal."
+    X = _check_X(X)
+    _check_mi_rows(X)
+    return _feature_mi_matrix(X, _check_seed(random_state))
 
 def _mrmr_data(X, y, random_state=None, estimator="regression"):
     "Relevance vector and redundancy matrix for mRMR, jointly max-normalised to [0, 1] (as the paper)."
     X = X.toarray() if sp.issparse(X) else X
     rel = _mi_target(X, y, random_state, estimator)
-    R = feature_mi_matrix(X, random_state)
+    R = _feature_mi_matrix(X, random_state)
     mx = max(rel.max(), R.max()) or 1.0
     return rel / mx, R / mx
 
@@ -152,23 +365,54 @@ def _fcbf_pairs(rel, R):
             if rel[j1] <= R[j1, j2] or rel[j2] <= R[j2, j1]]
 
 # %% ../nbs/40_alternatives.ipynb #e7e7ee0c
-def mrmr_value(idx, rel, R) -> float:  # idx: selected features; rel: (n,); R: (n, n), zero diagonal
-    "mRMR quality of one set (Eq. 13 with self-redundancy 0): mean relevance − mean pairwise redundancy."
+def _mrmr_value(idx, rel, R) -> float:
+    "`mrmr_value` without its checks (the searches' own calls)."
     idx = np.asarray(idx, dtype=int)
     k = len(idx)
     if k == 0: return float("nan")
     red = R[np.ix_(idx, idx)].sum() / (k * (k - 1)) if k > 1 else 0.0
     return float(rel[idx].sum() / k - red)
 
-def wrapper_mcc(X, y, idx, random_state=_SEED) -> float:  # idx: selected features
-    "Greedy Wrapper quality: decision-tree (entropy) MCC on a stratified 80:20 holdout of (X, y)."
+def _real_array(name: str, a, ndim: int) -> np.ndarray:
+    "`a` as a float64 array of `ndim` dimensions, else a TypeError or ValueError naming it."
+    if a is None or isinstance(a, (str, bytes, dict)): raise TypeError(f"{name}={_show(a)}: give a {ndim}-D array of real numbers")
+    try: v = np.asarray(a)
+    except ValueError: raise ValueError(f"{name} is ragged: give a {ndim}-D array of real numbers") from None
+    if v.dtype.kind not in "biuf": raise TypeError(f"{name} has dtype {v.dtype}: give real numbers")
+    if v.ndim != ndim: raise ValueError(f"{name} has shape {v.shape}: give a {ndim}-D array")
+    return v.astype(np.float64, copy=False)
+
+def mrmr_value(idx, rel, R) -> float:  # idx: distinct feature indices; rel: (n,); R: (n, n), zero diagonal
+    "mRMR quality of one set (Eq. 13 with self-redundancy 0): mean relevance − mean pairwise redundancy; NaN if empty."
+    rel, R = _real_array("rel", rel, 1), _real_array("R", R, 2)
+    if R.shape != (len(rel), len(rel)): raise ValueError(f"R has shape {R.shape} but rel has {len(rel)} entries: R must be (n, n)")
+    idx = _check_feature_set("idx", idx, len(rel))
+    v = _mrmr_value(idx, rel, R)  # O(k^2): only the entries the set reads are checked
+    if len(idx) and not np.isfinite(v):
+        bad = "rel" if not np.isfinite(rel[idx]).all() else "R"
+        raise ValueError(f"{bad} holds NaN, infinite or too large values at the features of idx: give finite ones")
+    return v
+
+def _wrapper_mcc(X, y, idx, random_state=_SEED) -> float:
+    "`wrapper_mcc` on checked data (y: 0/1)."
     from mlxplain.metrics import mcc
     if len(idx) == 0: return float("nan")
     Xs = X[:, np.asarray(idx)]
-    Xtr, Xva, ytr, yva = _sk_train_test_split(Xs, y, test_size=0.2, shuffle=True, stratify=y,
-                                              random_state=random_state)
+    try:
+        Xtr, Xva, ytr, yva = _sk_train_test_split(Xs, y, test_size=0.2, shuffle=True, stratify=y,
+                                                  random_state=random_state)
+    except ValueError as e:  # a class too small for a stratified holdout
+        raise ValueError(f"y: the wrapper's stratified 80:20 holdout cannot be drawn from these {len(y)} rows ({e})"
+                         ) from None
     model = DecisionTreeClassifier(criterion="entropy", random_state=random_state).fit(Xtr, ytr)
     return float(mcc(yva, model.predict(Xva)))
+
+def wrapper_mcc(X, y, idx,  # X: (m, n); y: (m,) two classes, numbers or strings; idx: distinct feature indices
+                random_state=_SEED) -> float:
+    "Greedy Wrapper quality: decision-tree (entropy) MCC on a stratified 80:20 holdout of (X, y); NaN if idx is empty."
+    X = _check_X(X)
+    y = _labels_for(X, y, "the wrapper objective", binary=True)
+    return _wrapper_mcc(X, y, _check_feature_set("idx", idx, X.shape[1]), _check_seed(random_state))
 
 # %% ../nbs/40_alternatives.ipynb #754890eb
 _CPSAT_STATUS = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible",
@@ -223,6 +467,37 @@ class SolverOptions:
     # CP-SAT and SCIP report it; alfese keeps SCIP's default, 1e-4
     relative_gap: float = 0.0
 
+    def __post_init__(self):
+        "Each setting checked on construction: a TypeError or ValueError naming it and its valid values."
+        for name in ("counting_cut", "order_sets", "band"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name}={getattr(self, name)!r}: {name} must be True or False")
+        for name, low, high in _OPTION_INTS: check_int(name, getattr(self, name), low, high)
+        for name, low, high, closed in _OPTION_FLOATS: check_float(name, getattr(self, name), low, high, closed)
+        _check_cpsat_params(self.cpsat_params)
+
+# (name, low, high): the integer settings' ranges (balance_kicks: the compiled search takes a machine integer)
+_OPTION_INTS = (("int_max", 1, 2**62), ("count_rounds", 0, None), ("candidates", 0, None), ("walk_start", 1, None),
+                ("walk_look", 1, None), ("nodes", 0, None), ("nodes_disjoint", 0, None), ("balance_kicks", 0, 10**6))
+_OPTION_FLOATS = (("time_share", 0, 1, "right"), ("precheck_time", 0, None, "neither"),
+                  ("precheck_share", 0, 1, "right"), ("walk_min_time", 0, None, "both"),
+                  ("walk_share", 0, None, "neither"), ("walk_share_max", 0, None, "neither"),
+                  ("walk_reach", 0, None, "both"), ("band_keep", 0, 1, "right"), ("relative_gap", 0, 1, "left"))
+
+def _check_cpsat_params(params):
+    "CP-SAT parameters as (name, value) pairs: names and values CP-SAT's SatParameters accepts."
+    what = f"cpsat_params={_show(params)}: give (name, value) pairs of CP-SAT parameters, e.g. (('num_workers', 8),)"
+    if not isinstance(params, (tuple, list)): raise TypeError(what)
+    for p in params:
+        if not isinstance(p, (tuple, list)) or len(p) != 2 or not isinstance(p[0], str): raise TypeError(what)
+        if p[0] not in sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name:
+            raise ValueError(f"cpsat_params: CP-SAT has no parameter {p[0]!r} (see ortools' sat_parameters.proto)")
+        try: setattr(sat_parameters_pb2.SatParameters(), p[0], p[1])
+        except (TypeError, ValueError, AttributeError) as e:
+            raise TypeError(f"cpsat_params: CP-SAT's {p[0]!r} does not take {p[1]!r} ({e})") from None
+
+_DEFAULT_OPTIONS = SolverOptions()  # frozen: one instance serves every call without options
+
 # %% ../nbs/40_alternatives.ipynb #7ee9912b
 def _search_budget(options: SolverOptions) -> dict:
     "The give-up points of the exact max-min searches, as a dict."
@@ -242,6 +517,9 @@ def _int_multiplier(kind, k, nf, n_sets, aggregation, formulation, counts=False)
 def _cpsat_precision(L: int, precision=None, int_max: int = _CPSAT_INT_MAX) -> int:
     "Decimals kept (relative to the largest coefficient): `precision`, checked, or the largest safe one <= 9."
     p_max = int(math.floor(math.log10(int_max / L)))
+    if p_max < 0:
+        raise ValueError(f"int_max={int_max}: the CP-SAT model needs integers up to {L} (times 10**precision); "
+                         "raise SolverOptions.int_max")
     if precision is None: return min(_MAX_PRECISION, p_max)
     if isinstance(precision, bool) or not isinstance(precision, (int, np.integer)) or precision < 0:
         raise ValueError(f"precision={precision!r}: must be a non-negative integer "
@@ -268,7 +546,13 @@ def _uses_counts(problem, n_sets, aggregation, formulation) -> bool:
 def cpsat_error_bound(problem: dict, k: int, n_sets: int = 1, aggregation: str = "sum", precision=None,
                       formulation="paper", options: SolverOptions | None = None) -> float:
     "Largest possible gap between the true optimum and the true objective of CP-SAT's 'optimal' solution."
-    options = SolverOptions() if options is None else options
+    problem = _check_problem_dict(problem, kinds=("linear", "fcbf", "mrmr"))
+    k = _check_k(k, problem)
+    check_int("n_sets", n_sets, 1, _MAX_SETS)
+    check_choice("aggregation", aggregation, ("sum", "min"))
+    check_choice("formulation", formulation, _FORMULATIONS)
+    options = _check_options(options)
+    _check_precision(precision, options)
     counts = _uses_counts(problem, n_sets, aggregation, formulation)
     L = _int_multiplier(problem["kind"], k, problem["n"], n_sets, aggregation, formulation, counts)
     p = _cpsat_precision(L, precision, options.int_max)
@@ -498,7 +782,7 @@ def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=
     """Exact sum-aggregated simultaneous search for univariate qualities: the count relaxation's count vectors,
     best first, until one can be realised as sets (optimal); 'infeasible' when none can, 'rounds' after
     `max_rounds` that cannot (the caller falls back to the full model)."""
-    t0, ov = time.perf_counter(), max_overlap(k, tau)
+    t0, ov = time.perf_counter(), _max_overlap(k, tau)
     def left(): return None if time_limit is None else time_limit - (time.perf_counter() - t0)
     for rounds, c in enumerate(_count_vectors(q, k, n_sets, ov, left, seed, precision, int_max)):
         if isinstance(c, str) or (left() is not None and left() <= 0): return None, "not solved"
@@ -633,7 +917,7 @@ def _solve_min_partition(c, k, n_sets, deadline=None, budget=None):
     `budget`: give-up points overriding those of `SolverOptions()`."""
     # Hand-written: no maintained library solves cardinality-constrained max-min partitioning exactly
     # (CP-SAT needed > 60 s to prove breast-cancer's a = 5 case; this search takes < 1 s, see the chapter).
-    B = {**_search_budget(SolverOptions()), **(budget or {})}
+    B = {**_search_budget(_DEFAULT_OPTIONS), **(budget or {})}
     g, c = n_sets, [int(x) for x in c[:n_sets * k]]
     groups, sums = [[] for _ in range(g)], [0] * g
     for i in range(g * k):  # the LPT rule of Greedy Balancing: largest item to the open group with least sum
@@ -805,7 +1089,7 @@ def _solve_min_by_cliques(c, k, ov, n_sets, deadline=None, budget=None):
     (overlap <= ov) with earlier ones is the optimum's weakest set. Returns (index tuples, status, ub):
     status 'optimal' | 'infeasible' | 'gave up' (budget or deadline); `ub` bounds the optimum from above.
     `budget`: give-up points overriding those of `SolverOptions()`."""
-    B = {**_search_budget(SolverOptions()), **(budget or {})}
+    B = {**_search_budget(_DEFAULT_OPTIONS), **(budget or {})}
     return _MaxMinWalk(c, k, ov, n_sets, B["nodes"]).run(B["candidates"], deadline)
 
 # %% ../nbs/40_alternatives.ipynb #3d76642e
@@ -932,7 +1216,7 @@ def _solve_model(problem, feats, k, tau, n_sets, fixed_sets, must, aggregation, 
     `hint`: sets (feature indices) CP-SAT starts its search from (univariate qualities); `min_lb` (fast formulation,
     min-aggregation, model integers): is there a solution whose weakest set is worth at least `min_lb`? 'optimal'
     then means yes (the sets are one), 'infeasible' no."""
-    kind, nf, ov = problem["kind"], len(feats), max_overlap(k, tau)
+    kind, nf, ov = problem["kind"], len(feats), _max_overlap(k, tau)
     pos = {int(j): i for i, j in enumerate(feats)}
     # relative scaling; integers stay <= int_max ("Solver back-ends")
     if solver == "cpsat" and kind != "wrapper":
@@ -1002,7 +1286,7 @@ def _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision, random_
     t0 = time.perf_counter()
     order = feats[np.argsort(-problem["q"][feats], kind="stable")]
     if n_sets in (2, 3):  # closed forms, no solver (below)
-        sets, status = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(problem["q"][order], k, max_overlap(k, tau))
+        sets, status = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(problem["q"][order], k, _max_overlap(k, tau))
         sets = [np.sort(order[s_]) for s_ in sets] if sets is not None else [None] * n_sets
         return _best_first(sets, problem["q"]), status, time.perf_counter() - t0
     sets, status = _solve_sum_by_counts(problem["q"][order], k, tau, n_sets,
@@ -1047,7 +1331,7 @@ def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
     """An upper bound on the max-min optimum in the min model's integers c = round(q * scale) (q non-increasing):
     the sum-aggregation optimum / n_sets. Returns (bound or None, 'infeasible' | 'feasible' | 'unknown', the sum
     path's sets as tuples of positions in q, or None)."""
-    ov = max_overlap(k, tau)
+    ov = _max_overlap(k, tau)
     if n_sets in (2, 3):  # closed forms, run on the integers themselves: the bound is exact
         sets, _ = (_two_sets_sum if n_sets == 2 else _three_sets_sum)(np.asarray(c, dtype=float), k, ov)
         if sets is None: return None, "infeasible", None
@@ -1345,7 +1629,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]  # the CP-SAT model's integers
     # the rest: CP-SAT
     deadline = None if time_limit is None else t0 + options.time_share * time_limit * n_sets
-    ov, budget, incumbent = max_overlap(k, tau), _search_budget(options), None
+    ov, budget, incumbent = _max_overlap(k, tau), _search_budget(options), None
     if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
         incumbent = [np.sort(order[list(s_)]) for s_ in sets]  # kept in case CP-SAT finds nothing better
@@ -1443,42 +1727,71 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     return sets, status, secs, min_ub, incumbent
 
 # %% ../nbs/40_alternatives.ipynb #76addbc7
-_KINDS = ("linear", "fcbf", "mrmr", "wrapper")
+_MAX_SETS = _MAX_ALTERNATIVES + 1  # sets in one call at most
 
-def _is_int(x) -> bool: return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+def _check_k(k, problem) -> int:
+    "k in [1, n] (mRMR: [2, n], its redundancy is averaged over pairs)."
+    if problem["kind"] == "mrmr" and not isinstance(k, (bool, np.bool_)) and k == 1:
+        raise ValueError("k=1: mRMR needs k >= 2 (its redundancy is averaged over pairs of features)")
+    return check_int("k", k, 1, problem["n"])
 
-def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation, time_limit, options):
-    "Validate the arguments of `solve_alternatives`, each with a message naming it and its valid values."
-    if not isinstance(problem, dict) or problem.get("kind") not in _KINDS:
-        raise ValueError(f"problem must be a dict with 'kind' in {_KINDS} (and 'n', the number of features)")
-    n = problem.get("n")
-    if not _is_int(n) or n < 1:
-        raise ValueError(f"problem['n']={n!r}: the number of features, an integer >= 1")
-    if not _is_int(k) or not 1 <= k <= n: raise ValueError(f"k={k!r}: k must be an integer in [1, n={n}]")
-    number = (int, float, np.integer, np.floating)
-    if isinstance(tau, bool) or not isinstance(tau, number) or not 0 <= tau <= 1:
-        raise ValueError(f"tau={tau!r}: tau must be a number in [0, 1]")
-    if not _is_int(n_sets) or n_sets < 1: raise ValueError(f"n_sets={n_sets!r}: must be an integer >= 1")
+def _check_options(options) -> SolverOptions:
+    "A SolverOptions (None: the defaults)."
+    if options is None: return _DEFAULT_OPTIONS
+    if not isinstance(options, SolverOptions):
+        raise ValueError(f"options={_show(options)}: give a SolverOptions or None (the defaults)")
+    return options
+
+def _check_precision(precision, options: SolverOptions):
+    "None, or decimals in [0, log10(int_max)] (the model's own bound is checked where it is built)."
+    if precision is not None: check_int("precision", precision, 0, int(math.log10(options.int_max)))
+
+def _check_bool(name: str, v):
+    if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{name}={_show(v)}: {name} must be True or False")
+
+def _check_fixed_sets(fixed_sets, n: int, k: int) -> list:
+    "Known sets: each k distinct feature indices in [0, n - 1] (the Dice constraint of Eq. 8 is for two size-k sets)."
+    if fixed_sets is None: return []
+    if isinstance(fixed_sets, (str, bytes, dict)) or not hasattr(fixed_sets, "__iter__"):
+        raise TypeError(f"fixed_sets={_show(fixed_sets)}: give a list of feature sets (lists of feature indices)")
+    out = []
+    for i, F in enumerate(fixed_sets):
+        if F is None: raise ValueError(f"fixed_sets[{i}] is None: leave out the sets that were not found")
+        F = _check_feature_set(f"fixed_sets[{i}]", F, n)
+        if len(F) != k:
+            raise ValueError(f"fixed_sets[{i}] has {len(F)} features but k={k}: the overlap bound floor((1 - tau) k) "
+                             "is the Dice constraint of two sets of size k (Eq. 8)")
+        out.append(F)
+    return out
+
+def _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation, time_limit, options, fixed_sets=(),
+                      must=(), must_not=(), precision=None, random_state=None, n_jobs=1, preselect=False,
+                      return_model=False):
+    """Validate the arguments of `solve_alternatives`, each with a message naming it and its valid values. Returns
+    the checked (problem, fixed_sets, must, must_not, random_state): O(n) (mRMR: O(n^2), its matrix), once a call."""
+    problem = _check_problem_dict(problem)
+    n = problem["n"]
+    _check_k(k, problem)
+    check_float("tau", tau, 0, 1)
+    check_int("n_sets", n_sets, 1, _MAX_SETS)
+    check_choice("aggregation", aggregation, ("sum", "min"))
+    check_choice("solver", solver, ("cpsat", "scip"))
+    check_choice("formulation", formulation, _FORMULATIONS)
     if formulation == "fast" and solver != "cpsat":
         raise ValueError("formulation='fast' needs solver='cpsat' (or use formulation='auto')")
-    if formulation not in _FORMULATIONS:
-        raise ValueError(f"formulation={formulation!r}: use one of {_FORMULATIONS}")
-    if aggregation not in ("sum", "min"): raise ValueError(f"aggregation={aggregation!r}: use 'sum' or 'min'")
-    if solver not in ("cpsat", "scip"): raise ValueError(f"solver={solver!r}: use 'cpsat' or 'scip'")
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, number)
-                                   or not 0 < time_limit < math.inf):
-        raise ValueError(f"time_limit={time_limit!r}: give seconds per set in (0, inf), or None for no limit")
-    if options is not None and not isinstance(options, SolverOptions):
-        raise ValueError(f"options={options!r}: give a SolverOptions or None (the defaults)")
-    gap = getattr(options, "relative_gap", 0.0)
-    if isinstance(gap, bool) or not isinstance(gap, number) or not 0 <= gap < 1:
-        raise ValueError(f"options.relative_gap={gap!r}: a fraction in [0, 1) (0: exact)")
-    kicks = getattr(options, "balance_kicks", 0)
-    if not _is_int(kicks) or not 0 <= kicks <= 10**6:  # the compiled search takes a machine integer
-        raise ValueError(f"options.balance_kicks={kicks!r}: an integer in [0, 10**6] (0: descent only)")
-    keep = getattr(options, "band_keep", 1.0)
-    if isinstance(keep, bool) or not isinstance(keep, number) or not 0 < keep <= 1:
-        raise ValueError(f"options.band_keep={keep!r}: a share in (0, 1] (1: the band search wherever it runs)")
+    if time_limit is not None: check_float("time_limit", time_limit, 0, None, closed="neither")
+    _check_precision(precision, _check_options(options))
+    check_int("n_jobs", n_jobs, 1)
+    _check_bool("preselect", preselect)
+    _check_bool("return_model", return_model)
+    if problem["kind"] == "wrapper" and not return_model:
+        raise ValueError("problem['kind']='wrapper' has no objective in the model: search it with greedy_wrapper")
+    fixed_sets = _check_fixed_sets(fixed_sets, n, k)
+    must = np.unique(_check_feature_set("must", () if must is None else must, n, unique=False))
+    must_not = np.unique(_check_feature_set("must_not", () if must_not is None else must_not, n, unique=False))
+    if np.intersect1d(must, must_not).size: raise ValueError("a feature is in both must and must_not")
+    if len(must) > k: raise ValueError(f"must has {len(must)} features but k={k}")
+    return problem, fixed_sets, must, must_not, _resolve_seed(random_state)
 
 # %% ../nbs/40_alternatives.ipynb #23411108
 _FORMULATIONS = ("auto", "paper", "fast")
@@ -1495,7 +1808,7 @@ def _precheck_limit(time_limit, n_sets, options):
     return min(options.precheck_time, options.precheck_share * time_limit * n_sets)
 
 def _feasibility(nf, k, tau, n_sets, time_limit, random_state, options):
-    """Do `n_sets` sets of `k` of `nf` features, pairwise overlap <= max_overlap(k, tau), exist at all?
+    """Do `n_sets` sets of `k` of `nf` features, pairwise overlap <= _max_overlap(k, tau), exist at all?
     The count relaxation with all qualities 0, realised: ('infeasible' | 'feasible' | 'unknown', seconds)."""
     t0 = time.perf_counter()
     _, status = _solve_sum_by_counts(np.zeros(nf), k, tau, n_sets, _precheck_limit(time_limit, n_sets, options),
@@ -1507,7 +1820,7 @@ def _shortcuts(problem, feats, k, tau, n_sets, aggregation, time_limit, precisio
                n_jobs=1):
     """The exact searches of the fast formulation: (result or None, time left per set, their seconds, upper
     bound, incumbent). A result is final; otherwise the model gets the time left and what they proved."""
-    ov, t_pre, min_ub, incumbent = max_overlap(k, tau), 0.0, None, None
+    ov, t_pre, min_ub, incumbent = _max_overlap(k, tau), 0.0, None, None
     if aggregation == "sum":
         sets, status, t_pre = _solve_counts(problem, feats, k, tau, n_sets, time_limit, precision,
                                             random_state, options)
@@ -1533,7 +1846,7 @@ _ENUMERATE_MAX = 20_000   # joint mRMR searches with at most this many combinati
 def _enumerate_joint(problem, feats, k, ov, n_sets, aggregation):
     "Every choice of `n_sets` k-subsets of `feats` with pairwise overlap <= ov (mRMR values): the best, exactly."
     subsets = [np.array(c, dtype=int) for c in itertools.combinations(feats, k)]
-    vals = [mrmr_value(s, problem["rel"], problem["R"]) for s in subsets]
+    vals = [_mrmr_value(s, problem["rel"], problem["R"]) for s in subsets]
     masks = [sum(1 << int(j) for j in s) for s in subsets]   # overlap of two sets: the bits their masks share
     agg, best, arg = (sum if aggregation == "sum" else min), -np.inf, None
     for combo in itertools.combinations(range(len(subsets)), n_sets):
@@ -1560,12 +1873,22 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
                        return_model: bool = False,  # return (model, set variables, features) unsolved
                        options: SolverOptions | None = None):  # search settings (None: `SolverOptions()`)
     "One solver call of alternative feature selection; returns (sets, status, seconds)."
-    _check_solve_args(problem, k, tau, n_sets, aggregation, solver, formulation, time_limit, options)
-    options = SolverOptions() if options is None else options
+    problem, fixed_sets, must, must_not, random_state = _check_solve_args(
+        problem, k, tau, n_sets, aggregation, solver, formulation, time_limit, options, fixed_sets, must, must_not,
+        precision, random_state, n_jobs, preselect, return_model)
+    problem = _scaled(problem)
+    options = _DEFAULT_OPTIONS if options is None else options
     formulation = _resolve_formulation(formulation, solver)
-    kind, ov = problem["kind"], max_overlap(k, tau)
-    must, must_not = np.asarray(must, dtype=int), np.asarray(must_not, dtype=int)
+    kind, ov = problem["kind"], _max_overlap(k, tau)
     feats = np.setdiff1d(np.arange(problem["n"]), must_not)
+    if n_sets > 1 and not return_model:
+        most = _max_sets(len(feats), k, ov)
+        if most is not None and n_sets > most: return [None] * n_sets, "infeasible", 0.0  # Johnson's bound
+        if most is None:  # tau = 0: no constraint between the sets, so each is the best set
+            sets, status, secs = solve_alternatives(problem, k, tau, 1, (), aggregation, solver, formulation,
+                                                    time_limit, preselect, must, must_not, precision, random_state,
+                                                    n_jobs, False, options)
+            return [None if sets[0] is None else sets[0].copy() for _ in range(n_sets)], status, secs
     if preselect and kind == "linear":
         feats = _preselect(problem["q"], (n_sets + len(fixed_sets)) * k, must, must_not)
     t_pre, min_ub, incumbent = 0.0, None, None
@@ -1574,7 +1897,7 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     # counting: the sets cover at least n_sets k - (pairs) ov features (Bonferroni); more than there are = infeasible
     if joint and n_sets * k - n_sets * (n_sets - 1) // 2 * ov > problem["n"] - len(set(must_not.tolist())):
         return [None] * n_sets, "infeasible", 0.0
-    if joint and kind == "mrmr" and math.comb(math.comb(len(feats), k), n_sets) <= _ENUMERATE_MAX:
+    if joint and kind == "mrmr" and n_sets <= 64 and math.comb(math.comb(len(feats), k), n_sets) <= _ENUMERATE_MAX:
         t0 = time.perf_counter()
         return (*_enumerate_joint(problem, feats, k, ov, n_sets, aggregation), time.perf_counter() - t0)
     if joint and kind == "mrmr":  # (univariate: inside the shortcuts)
@@ -1596,16 +1919,22 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     return sets, status, secs + t_pre
 
 # %% ../nbs/40_alternatives.ipynb #59006a55
+def _check_greedy_args(q, k, n_alternatives, tau):
+    "The heuristics' arguments checked: q real, finite, 1-D; k in [1, n]; n_alternatives in [0, 10**6]; tau in [0, 1]."
+    q = _check_qualities("q", q)
+    return (q, check_int("k", k, 1, len(q)), check_int("n_alternatives", n_alternatives, 0, _MAX_ALTERNATIVES),
+            check_float("tau", tau, 0, 1))
+
 def _sorted_features(q):
     "Features by decreasing quality (stable: ties keep index order)."
     return np.argsort(-np.asarray(q, dtype=float), kind="stable")
 
 def greedy_replacement(q, k: int, n_alternatives: int, tau: float):  # q: (n,) univariate qualities
     "Greedy Replacement (Algorithm 2): list of `n_alternatives + 1` index arrays or None (not found)."
-    q = np.asarray(q, dtype=float)
+    q, k, n_alternatives, tau = _check_greedy_args(q, k, n_alternatives, tau)
     n = len(q)
     order = _sorted_features(q)
-    n_new = k - max_overlap(k, tau)  # = ceil(tau * k)
+    n_new = k - _max_overlap(k, tau)  # = ceil(tau * k)
     shared = list(order[:k - n_new])
     pos = k - n_new
     out = []
@@ -1618,10 +1947,10 @@ def greedy_replacement(q, k: int, n_alternatives: int, tau: float):  # q: (n,) u
 
 def greedy_balancing(q, k: int, n_alternatives: int, tau: float):  # q: (n,) univariate qualities
     "Greedy Balancing (Algorithm 3): all `n_alternatives + 1` sets, or all None if k + a⌈τk⌉ > n."
-    q = np.asarray(q, dtype=float)
+    q, k, n_alternatives, tau = _check_greedy_args(q, k, n_alternatives, tau)
     n = len(q)
     order = _sorted_features(q)
-    n_new = k - max_overlap(k, tau)
+    n_new = k - _max_overlap(k, tau)
     if n_new * n_alternatives + k > n: return [None] * (n_alternatives + 1)
     sets = [list(order[:k - n_new]) for _ in range(n_alternatives + 1)]
     Qrel = [0.0] * (n_alternatives + 1)
@@ -1638,25 +1967,31 @@ def greedy_depth_search(q, k: int, n_alternatives: int, tau: float,  # q: (n,) u
                         time_limit: float | None = None,  # seconds (None: no limit)
                         return_statuses: bool = False):  # also return one status per set
     """Greedy Depth Search (Algorithm 4): k-subsets in lexicographic position order, kept if alternative.
-    Statuses: 'feasible' (found), 'infeasible' (all C(n, k) subsets tried: no further alternative to
-    the sets found), 'not solved' (stopped by `max_iters` or `time_limit` first)."""
-    q = np.asarray(q, dtype=float)
+    Statuses: 'feasible' (found), 'infeasible' (all C(n, k) subsets tried, or beyond Johnson's bound: no further
+    alternative to the sets found), 'not solved' (stopped by `max_iters` or `time_limit` first)."""
+    q, k, n_alternatives, tau = _check_greedy_args(q, k, n_alternatives, tau)
+    if max_iters is not None: check_int("max_iters", max_iters, 0)
+    if time_limit is not None: check_float("time_limit", time_limit, 0, None)
+    _check_bool("return_statuses", return_statuses)
     order = _sorted_features(q)
-    ov = max_overlap(k, tau)
+    ov = _max_overlap(k, tau)
+    most = _max_sets(len(q), k, ov)
+    n_sets = n_alternatives + 1
+    reach = n_sets if most is None else min(n_sets, most)  # no set beyond Johnson's bound exists
     out = []
     t0, it, missing = time.perf_counter(), 0, "infeasible"
     for positions in itertools.combinations(range(len(q)), k):
+        if len(out) == reach: break
         if ((max_iters is not None and it >= max_iters)
                 or (time_limit is not None and it % 1024 == 0 and time.perf_counter() - t0 > time_limit)):
             missing = "not solved"
             break
         it += 1
         cand = set(order[list(positions)].tolist())
-        if all(len(cand & F) <= ov for F in out): out.append(cand)
-        if len(out) == n_alternatives + 1: break
+        if ov >= k or all(len(cand & F) <= ov for F in out): out.append(cand)
     sets = [np.sort(np.array(sorted(F), dtype=int)) for F in out]
-    statuses = ["feasible"] * len(sets) + [missing] * (n_alternatives + 1 - len(sets))
-    sets = sets + [None] * (n_alternatives + 1 - len(sets))
+    statuses = ["feasible"] * len(sets) + [missing] * (reach - len(sets)) + ["infeasible"] * (n_sets - reach)
+    sets = sets + [None] * (n_sets - len(sets))
     return (sets, statuses) if return_statuses else sets
 
 # %% ../nbs/40_alternatives.ipynb #6e4cb797
@@ -1665,18 +2000,24 @@ def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision t
                    solver: str = "cpsat", time_limit: float | None = 60.0, max_iters: int = 1000,
                    must=(), must_not=(), random_state=None, n_jobs: int = 1):
     "Greedy Wrapper search for `n_sets` sets; returns (sets, qualities, status, seconds, iterations)."
-    agg = sum if aggregation == "sum" else min
+    X = _check_X(X)
+    y = _labels_for(X, y, "the wrapper objective", binary=True)
+    agg = sum if check_choice("aggregation", aggregation, ("sum", "min")) == "sum" else min
+    check_int("max_iters", max_iters, 1)
     m, S, feats = solve_alternatives({"kind": "wrapper", "n": X.shape[1]}, k, tau, n_sets, fixed_sets,
                                      aggregation, solver, "paper", time_limit, must=must, must_not=must_not,
                                      random_state=random_state, n_jobs=n_jobs, return_model=True)
-    seed = _seed(random_state)
+    seed = _seed(_resolve_seed(random_state))
+    most = _max_sets(len(feats), k, _max_overlap(k, tau))
+    if most is not None and n_sets > most:  # Johnson's bound: no n_sets such sets exist
+        return [None] * n_sets, [float("nan")] * n_sets, "infeasible", 0.0, 0
     t0 = time.perf_counter()
     status = m.solve()
     iters = 1
     if status not in ("optimal", "feasible"):
         return [None] * n_sets, [float("nan")] * n_sets, status, time.perf_counter() - t0, iters
     cur = [[m.val(v) > 0.5 for v in s] for s in S]
-    qual = [wrapper_mcc(X, y, feats[np.flatnonzero(c)], seed) for c in cur]
+    qual = [_wrapper_mcc(X, y, feats[np.flatnonzero(c)], seed) for c in cur]
     nf, j1, j2 = len(feats), 0, 1
     while iters < max_iters and j1 < nf - 1:
         m.fixed = [(s[j], not cur[l][j]) for l, s in enumerate(S) for j in (j1, j2)]
@@ -1686,7 +2027,7 @@ def greedy_wrapper(X, y,  # training data; quality = holdout MCC of a decision t
         improved = False
         if st in ("optimal", "feasible"):
             new = [[m.val(v) > 0.5 for v in s] for s in S]
-            nq = [wrapper_mcc(X, y, feats[np.flatnonzero(c)], seed) for c in new]
+            nq = [_wrapper_mcc(X, y, feats[np.flatnonzero(c)], seed) for c in new]
             if agg(nq) > agg(qual): cur, qual, improved = new, nq, True
         if improved: j1, j2 = 0, 1
         elif j2 < nf - 1: j2 += 1
@@ -1700,41 +2041,9 @@ _HEURISTICS = {"greedy_replacement": (greedy_replacement, "sequential"),
                "greedy_balancing": (greedy_balancing, "simultaneous"),
                "greedy_depth": (greedy_depth_search, "sequential")}
 
-def _resolve_seed(random_state):
-    "`random_state` as an integer seed (or None = seed 25): an int in [0, 2**32 - 1] or a numpy RandomState."
-    if random_state is None: return None
-    rs = random_state
-    if isinstance(rs, np.random.RandomState):  # one draw, so every part of the search sees the same seed
-        return int(rs.randint(np.iinfo(np.int32).max))
-    if isinstance(rs, (int, np.integer)) and not isinstance(rs, bool) and 0 <= rs < 2**32: return int(rs)
-    raise ValueError(f"random_state={random_state!r}: use None (seed 25), an integer in [0, 2**32 - 1] "
-                     "or a numpy.random.RandomState")
-
 def _check_indices(name, idx, n):
     "Feature indices given by the user: integers in [0, n - 1], returned unique and sorted."
-    a = np.asarray([] if idx is None else idx)
-    if a.size and (a.dtype.kind not in "iu" or a.min() < 0 or a.max() >= n):
-        raise ValueError(f"{name}={idx!r}: give integer feature indices in [0, {n - 1}]")
-    return np.unique(a.astype(int).ravel())
-
-# %% ../nbs/40_alternatives.ipynb #49cb5480
-def _check_y(y, n_rows=None):  # y: (m,) class labels, numbers or strings; n_rows: the rows of X
-    "Class labels as a 1-D array (an (m, 1) column is accepted); checks the row count against X."
-    if y is None: raise ValueError("y is None: pass one class label per row of X")
-    if not sp.issparse(y): y = np.asarray(y)   # array-likes too (a list, a Series, an __array__ object)
-    shape = y.shape
-    if len(shape) == 2 and shape[1] == 1: y = np.asarray(y.toarray() if sp.issparse(y) else y).ravel()
-    elif len(shape) != 1:
-        raise ValueError(f"y must be 1-D (one class label per row), got shape {shape}; "
-                         "for multi-label Y use one column per fit or label_specific_alternatives")
-    y = np.asarray(y)
-    if n_rows is not None and len(y) != n_rows:
-        raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries: they must describe the same rows")
-    if y.dtype.kind in "biuf": check_X(y.reshape(-1, 1), name="y")  # NaN / inf, with the first bad row
-    if len(y) < 2:   # before the class check: one row is too few samples, whatever its label
-        raise ValueError(f"y has {len(y)} sample(s) (n_samples = {len(y)}): at least 2 rows with two classes are needed")
-    _refuse_constant_y(y)
-    return y
+    return np.unique(_check_feature_set(name, () if idx is None else idx, n, unique=False))
 
 # %% ../nbs/40_alternatives.ipynb #aa59bd2d
 class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
@@ -1742,7 +2051,7 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
     def __init__(self,
                  objective="mi",  # 'mi', 'model_gain', 'fcbf', 'mrmr', 'wrapper', or a 1-D array of qualities
                  k: int = 5,  # features per set
-                 n_alternatives: int = 3,  # a: alternatives besides the original set
+                 n_alternatives: int = 3,  # a: alternatives besides the original set, at most 10**6
                  tau: float = 0.5,  # Dice dissimilarity threshold in [0, 1]
                  search: str = "sequential",  # 'sequential' or 'simultaneous' (solver and wrapper)
                  aggregation: str = "sum",  # 'sum' or 'min' over sets (simultaneous search)
@@ -1763,7 +2072,8 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  mi_estimator: str = "regression",
                  random_state=None,  # int or RandomState: seeds MI, trees, solver (None: seed 25, as alfese)
                  n_jobs: int = 1,  # CP-SAT workers
-                 use_alternative: int = 0):  # the set `transform` keeps (0 = original, i = i-th alternative)
+                 use_alternative: int = 0,  # the set `transform` keeps (0 = original, i = i-th alternative)
+                 verbose: int = 0):  # 0: silent; 1: a progress bar over sequential steps, a line per other search
         for key, v in locals().items():
             if key != "self": setattr(self, key, v)
 
@@ -1775,6 +2085,21 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
         return tags
 
 # %% ../nbs/40_alternatives.ipynb #41440f6c
+def _objective_labels(y, obj, mi_estimator, encoder=None):
+    """y as objective `obj` needs it, and the encoder used (or None): strings (for 'wrapper' any labels, whose MCC is
+    of two classes) encoded with `encoder` (None: a fresh one); class labels where a tree or 'classif' needs them."""
+    if y.dtype.kind in "OUS" or obj == "wrapper":
+        encoder = encoder if encoder is not None else LabelEncoder().fit(y)
+        if obj == "wrapper" and len(encoder.classes_) > 2:
+            raise ValueError(f"y has {len(encoder.classes_)} classes: objective='wrapper' scores a set by the MCC of two "
+                             "classes (mlxplain.metrics.mcc); binarise y (one class against the rest)")
+        return encoder.transform(y), encoder
+    if (obj == "model_gain" or (mi_estimator == "classif" and obj in ("mi", "fcbf", "mrmr"))) \
+            and type_of_target(y) not in ("binary", "multiclass"):
+        raise ValueError(f"y holds continuous values: objective={obj!r}"
+                         + (" with mi_estimator='classif'" if obj != "model_gain" else "") + " needs class labels")
+    return y, None
+
 @patch
 def _validate_data(self: AlternativeFeatureSelector, X, y):
     "Validated (X, y, n_features, kind); sets `feature_names_in_` and the label encoder."
@@ -1782,12 +2107,7 @@ def _validate_data(self: AlternativeFeatureSelector, X, y):
     _check_feature_names(self, X, reset=True)  # feature_names_in_ from a DataFrame (removed otherwise)
     self._encoder = None
     if not isinstance(obj, str):
-        q = np.asarray(obj, dtype=float)
-        if q.ndim != 1:
-            raise ValueError(f"objective as qualities must be 1-D (one value per feature), "
-                             f"got shape {q.shape}")
-        if not np.all(np.isfinite(q)):
-            raise ValueError("objective qualities contain NaN or inf; give finite values")
+        q = _check_qualities("objective", obj)
         if X is not None:
             X = _check_X(X)
             if X.shape[1] != len(q):
@@ -1795,46 +2115,35 @@ def _validate_data(self: AlternativeFeatureSelector, X, y):
         return X, y, len(q), "user"
     if obj not in OBJECTIVES:
         raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
+    check_choice("mi_estimator", self.mi_estimator, _MI_ESTIMATORS)
     if X is None or y is None: raise ValueError(f"objective={obj!r} needs X and y")
     X = _check_X(X)
-    y = _check_y(y, X.shape[0])
-    self._encoder = LabelEncoder().fit(y) if y.dtype.kind in "OUS" else None  # strings -> 0..C-1
-    if self._encoder is not None: y = self._encoder.transform(y)
+    y, self._encoder = _objective_labels(_check_y(y, X.shape[0]), obj, self.mi_estimator)  # strings -> 0..C-1
     return X, y, X.shape[1], obj
 
 # %% ../nbs/40_alternatives.ipynb #cecf9f6c
 @patch
 def _validate_search(self: AlternativeFeatureSelector, n: int):
-    "Check tau, k, n_alternatives, search, aggregation, method, solver, formulation, time_limit and n_jobs."
+    "Check the search's parameters (mlxplain.checks), each with a message that names it and its valid values."
     check_int("n_jobs", self.n_jobs, 1)   # CP-SAT workers
-    number = (int, float, np.integer, np.floating)
-    if isinstance(self.tau, bool) or not isinstance(self.tau, number) or not (0 <= self.tau <= 1):
-        raise ValueError(f"tau={self.tau!r}: tau must be a number in [0, 1] "
-                         "(0 allows identical sets, 1 forbids any overlap)")
-    if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or not (1 <= self.k <= n):
-        raise ValueError(f"k={self.k!r}: k must be an integer in [1, n_features={n}]")
-    a = self.n_alternatives
-    if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a < 0:
-        raise ValueError(f"n_alternatives={a!r}: must be an integer >= 0")
-    if self.search not in ("sequential", "simultaneous"):
-        raise ValueError(f"search={self.search!r}: use 'sequential' or 'simultaneous'")
-    if self.aggregation not in ("sum", "min"):
-        raise ValueError(f"aggregation={self.aggregation!r}: use 'sum' or 'min'")
-    if self.method not in _METHODS: raise ValueError(f"method={self.method!r}: use one of {_METHODS}")
-    if self.solver not in ("cpsat", "scip"):
-        raise ValueError(f"solver={self.solver!r}: use 'cpsat' or 'scip'")
-    if self.formulation not in _FORMULATIONS:
-        raise ValueError(f"formulation={self.formulation!r}: use one of {_FORMULATIONS}")
+    check_float("tau", self.tau, 0, 1)    # 0 allows identical sets, 1 forbids any overlap
+    check_int("k", self.k, 1, n)
+    a = check_int("n_alternatives", self.n_alternatives, 0, _MAX_ALTERNATIVES)
+    check_choice("search", self.search, ("sequential", "simultaneous"))
+    check_choice("aggregation", self.aggregation, ("sum", "min"))
+    check_choice("method", self.method, _METHODS)
+    check_choice("solver", self.solver, ("cpsat", "scip"))
+    check_choice("formulation", self.formulation, _FORMULATIONS)
     if self.formulation == "fast" and self.solver != "cpsat":
         raise ValueError("formulation='fast' needs solver='cpsat' (or use formulation='auto')")
-    tl = self.time_limit
-    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, number) or not 0 < tl < math.inf):
-        raise ValueError(f"time_limit={tl!r}: seconds per set in (0, inf), or None (the paper's 60 s)")
-    if self.duplicates not in _DUPLICATES:
-        raise ValueError(f"duplicates={self.duplicates!r}: use one of {_DUPLICATES}")
-    ua = self.use_alternative
-    if isinstance(ua, bool) or not isinstance(ua, (int, np.integer)) or not 0 <= ua <= a:
-        raise ValueError(f"use_alternative={ua!r}: must be an integer in [0, n_alternatives={a}]")
+    if self.time_limit is not None: check_float("time_limit", self.time_limit, 0, None, closed="neither")
+    check_choice("duplicates", self.duplicates, _DUPLICATES)
+    _check_precision(self.precision, _DEFAULT_OPTIONS)
+    check_choice("mi_estimator", self.mi_estimator, _MI_ESTIMATORS)
+    check_int("max_iters", self.max_iters, 1)
+    _check_bool("preselect", self.preselect)
+    check_int("verbose", self.verbose, 0)
+    check_int("use_alternative", self.use_alternative, 0, a)
 
 # %% ../nbs/40_alternatives.ipynb #f1f7ca05
 @patch
@@ -1846,8 +2155,6 @@ def _validate(self: AlternativeFeatureSelector, X, y):
     if self.method != "solver" and kind not in UNIVARIATE:
         raise ValueError(f"method={self.method!r} needs univariate qualities "
                          f"(objective 'mi', 'model_gain' or a vector), got {kind!r}")
-    if self.mi_estimator not in ("regression", "classif"):
-        raise ValueError(f"mi_estimator={self.mi_estimator!r}: use 'regression' (as alfese) or 'classif'")
     if kind == "mrmr" and self.k < 2:
         raise ValueError("objective='mrmr' needs k >= 2 (redundancy is averaged over pairs)")
     must = _check_indices("must_select", self.must_select, n)
@@ -1903,24 +2210,24 @@ def estimate_problem(self: AlternativeFeatureSelector,
     "The quality problem of (X, y) for the selector's objective: the dict `fit` searches (`problem_`)."
     obj = self.objective
     if not isinstance(obj, str):
-        q = np.asarray(obj, dtype=float)
+        q = _check_qualities("objective", obj)
         return {"kind": "linear", "q": q, "n": len(q)}
     if obj not in OBJECTIVES:
         raise ValueError(f"objective={obj!r}: use one of {OBJECTIVES} or a 1-D array of qualities")
+    check_choice("mi_estimator", self.mi_estimator, _MI_ESTIMATORS)
     if X is None or y is None: raise ValueError(f"objective={obj!r} needs X and y")
     X = _check_X(X)
-    y = _check_y(y, X.shape[0])
-    if y.dtype.kind in "OUS":  # the labels as fit encoded them (a fresh encoding before fit)
-        enc = getattr(self, "_encoder", None)
-        y = (enc if enc is not None else LabelEncoder().fit(y)).transform(y)
+    # the labels as fit encoded them (a fresh encoding before fit)
+    y, _ = _objective_labels(_check_y(y, X.shape[0]), obj, self.mi_estimator, getattr(self, "_encoder", None))
     return _estimate_problem(X, y, obj, _resolve_seed(self.random_state), self.mi_estimator)
 
 # %% ../nbs/40_alternatives.ipynb #245d9a26
 def _estimate_problem(X, y, kind, rs, mi_estimator) -> dict:
     "The problem dict of a named objective on validated data."
     n = X.shape[1]
-    if kind == "mi": return {"kind": "linear", "q": mi_qualities(X, y, rs, mi_estimator), "n": n}
-    if kind == "model_gain": return {"kind": "linear", "q": model_gain_qualities(X, y, rs), "n": n}
+    if kind in ("mi", "fcbf", "mrmr"): _check_mi_rows(X)
+    if kind == "mi": return {"kind": "linear", "q": _mi_qualities(X, y, rs, mi_estimator), "n": n}
+    if kind == "model_gain": return {"kind": "linear", "q": _model_gain(X, y, rs), "n": n}
     if kind == "wrapper": return {"kind": "wrapper", "n": n}
     rel, R = _mrmr_data(X, y, rs, mi_estimator)
     if kind == "mrmr": return {"kind": "mrmr", "rel": rel, "R": R, "n": n}
@@ -1931,18 +2238,23 @@ _PROBLEM_KIND = {"user": "linear", "mi": "linear", "model_gain": "linear", "fcbf
                  "wrapper": "wrapper"}
 
 # %% ../nbs/40_alternatives.ipynb #f0594a8e
+def _set_quality(idx, p) -> float:
+    "Objective value of the (checked) set `idx` under the problem `p`; NaN for None."
+    if idx is None: return float("nan")
+    if p["kind"] in ("linear", "fcbf"): return float(p["q"][np.asarray(idx, dtype=int)].sum())
+    if p["kind"] == "mrmr": return _mrmr_value(idx, p["rel"], p["R"])
+    raise ValueError("wrapper qualities come from the search (see score_sets)")
+
 @patch
 def set_quality(self: AlternativeFeatureSelector,
-                features,  # feature indices of one set (None: a set not found, NaN)
+                features,  # distinct feature indices of one set (None: a set not found, NaN)
                 problem: dict | None = None) -> float:  # a problem (None: `problem_` of the fit)
     "Objective value of the feature set `features` (Eq. 11, 12 or 13); NaN for None."
     p = problem if problem is not None else getattr(self, "problem_", None)
     if p is None: raise ValueError("call fit first or pass a problem (estimate_problem(X, y))")
+    if problem is not None: p = _check_problem_dict(problem)
     if features is None: return float("nan")
-    idx = np.asarray(features, dtype=int)
-    if p["kind"] in ("linear", "fcbf"): return float(p["q"][idx].sum())
-    if p["kind"] == "mrmr": return mrmr_value(idx, p["rel"], p["R"])
-    raise ValueError("wrapper qualities come from the search (see score_sets)")
+    return _set_quality(_check_feature_set("features", features, p["n"]), p)
 
 # %% ../nbs/40_alternatives.ipynb #c7902e42
 @patch
@@ -1953,7 +2265,7 @@ def fit(self: AlternativeFeatureSelector,
     "Search the original feature set and its alternatives; results in `feature_sets_`, `results_`."
     X, y, n, kind, must, must_not = self._validate(X, y)
     if problem is None: problem = self.estimate_problem(X, y) if kind != "user" else self.estimate_problem()
-    else: _check_problem(problem, kind, n)
+    else: problem = _check_problem(problem, kind, n)
     return self._search(X, y, n, kind, must, must_not, problem)
 
 def _check_problem(problem, kind, n):
@@ -1964,6 +2276,7 @@ def _check_problem(problem, kind, n):
         n_got = problem.get("n") if isinstance(problem, dict) else None
         raise ValueError(f"problem has kind {got!r} and n={n_got!r}, but objective={kind!r} on {n} features "
                          f"needs kind {want!r} and n={n}: pass estimate_problem(X, y) of the same data")
+    return _check_problem_dict(problem)  # its arrays: finite, of the right shapes
 
 # %% ../nbs/40_alternatives.ipynb #fea19b99
 @patch
@@ -1977,9 +2290,7 @@ def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, pro
     self._seq = None  # the sequential search's one model, built at its first step
     tl = 60.0 if self.time_limit is None else self.time_limit
     if self.method != "solver": self._run_heuristic(tl)
-    elif self.search == "sequential":
-        self.search_ = "sequential"
-        for _ in range(self.n_alternatives + 1): self._step(tl)
+    elif self.search == "sequential": self._run_sequential(tl)
     else: self._run_simultaneous(tl)
     self._build_results()
     return self
@@ -1992,6 +2303,24 @@ def _append(self: AlternativeFeatureSelector, s, q, st, dt):
     self.statuses_.append(st)
     self.times_.append(dt)
 
+@patch
+def _fill(self: AlternativeFeatureSelector, r: int, s=None, q=float("nan"), st="infeasible", t=0.0):
+    "Record `r` more sets without solving: copies of `s` (None: not found), quality `q`, status `st`, time `t`."
+    self.feature_sets_ += [None] * r if s is None else [s.copy() for _ in range(r)]
+    self.qualities_ += [q] * r
+    self.statuses_ += [st] * r
+    self.times_ += [t] * r
+
+@patch
+def _say(self: AlternativeFeatureSelector, msg: str):
+    "One line of progress (verbose >= 1)."
+    if self.verbose: tqdm.write(f"[AlternativeFeatureSelector] {msg}", file=sys.stderr)
+
+@patch
+def _most_sets(self: AlternativeFeatureSelector):
+    "Johnson's bound on the sets this search can find (None: tau = 0, no bound)."
+    return _max_sets(self.n_features_in_ - len(self._must_not), self.k, _max_overlap(self.k, self.tau))
+
 # %% ../nbs/40_alternatives.ipynb #6acbb378
 @patch
 def _run_heuristic(self: AlternativeFeatureSelector, tl):
@@ -2002,31 +2331,46 @@ def _run_heuristic(self: AlternativeFeatureSelector, tl):
     q = self.problem_["q"][keep]
     t0 = time.perf_counter()
     if self.method == "greedy_depth":  # capped enumeration: time limit as for the solver (per set)
-        sets, sts = fn(q, self.k, a, self.tau, time_limit=tl * (a + 1), return_statuses=True)
+        most = self._most_sets()
+        sets, sts = fn(q, self.k, a, self.tau, time_limit=tl * (a + 1 if most is None else min(a + 1, most)),
+                       return_statuses=True)
     else:
         sets = fn(q, self.k, a, self.tau)
         sts = ["feasible" if s is not None else "not solved" for s in sets]
     sets = [None if s is None else keep[s] for s in sets]
     dt = (time.perf_counter() - t0) / len(sets)
-    for s, st in zip(sets, sts): self._append(s, self.set_quality(s), st, dt)
+    for s, st in zip(sets, sts): self._append(s, _set_quality(s, self.problem_), st, dt)
+    self._say(f"{self.method}: {sum(s is not None for s in sets)} of {len(sets)} sets in {dt * len(sets):.2f} s")
 
 # %% ../nbs/40_alternatives.ipynb #6a93d003
 @patch
 def _run_simultaneous(self: AlternativeFeatureSelector, tl):
-    "All sets in one call of the solver (or of the Greedy Wrapper)."
+    "All sets in one call of the solver (or of the Greedy Wrapper); none beyond Johnson's bound."
     self.search_ = "simultaneous"
     a1 = self.n_alternatives + 1
+    most = self._most_sets()
+    if most is not None and a1 > most:  # no a + 1 such sets exist: infeasible, without a solver
+        self._say(f"simultaneous search: at most {most} sets of k={self.k} with tau={self.tau} exist: infeasible")
+        return self._fill(a1)
+    self._say(f"simultaneous search for {a1} sets ({self.aggregation}-aggregation), up to {tl * a1:.3g} s")
     if self.kind_ == "wrapper":
         X, y = self._Xy
         sets, quals, st, dt, _ = greedy_wrapper(
             X, y, self.k, self.tau, a1, (), self.aggregation, self.solver, tl, self.max_iters, self._must,
             self._must_not, self._rs, self.n_jobs)
+    elif most is None:  # tau = 0: no constraint between the sets, so each is the best set (one solve)
+        sets, st, dt = solve_alternatives(
+            self.problem_, self.k, self.tau, 1, (), self.aggregation, self.solver, self.formulation_, tl,
+            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        self._fill(a1, sets[0], _set_quality(sets[0], self.problem_), st, dt / a1)
+        return self._say(f"simultaneous search: {st} in {dt:.2f} s (tau = 0: every set the best one)")
     else:
         sets, st, dt = solve_alternatives(
             self.problem_, self.k, self.tau, a1, (), self.aggregation, self.solver, self.formulation_, tl,
             self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
-        quals = [self.set_quality(s) for s in sets]
+        quals = [_set_quality(s, self.problem_) for s in sets]
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
+    self._say(f"simultaneous search: {st} in {dt:.2f} s")
 
 # %% ../nbs/40_alternatives.ipynb #walkkern28
 def _memberships(n, sets):
@@ -2362,14 +2706,15 @@ class _SequentialSearch:
     "A whole sequential search: one walk over all steps, and one solver model (per pre-selection) for the rest."
     def __init__(self, problem, k, tau, solver, formulation, time_limit, preselect, must, must_not, precision,
                  random_state, n_jobs, options=None, n_total=1):
+        self.options = _DEFAULT_OPTIONS if options is None else options
+        problem = _scaled(_check_solve_args(problem, k, tau, 1, "sum", solver, formulation, time_limit,
+                                               self.options)[0])
         self.args = dict(problem=problem, k=k, tau=tau, solver=solver, formulation=formulation,
                          time_limit=time_limit, preselect=preselect, must=np.asarray(must, dtype=int),
                          must_not=np.asarray(must_not, dtype=int), precision=precision,
                          random_state=random_state, n_jobs=n_jobs)
-        self.options = SolverOptions() if options is None else options
-        _check_solve_args(problem, k, tau, 1, "sum", solver, formulation, time_limit, self.options)
         self.formulation = _resolve_formulation(formulation, solver)
-        self.ov, self.model, self.walk, self.infeasible_at = max_overlap(k, tau), None, None, None
+        self.ov, self.model, self.walk, self.infeasible_at = _max_overlap(k, tau), None, None, None
         self.last_solve = 0.0  # seconds of the last CP-SAT solve: the step search's time budget per step
         self.share = self.options.walk_share  # of that time: doubled after a step it answered, halved after one it did not
     def __getstate__(self): return {**self.__dict__, "model": None, "S": None, "walk": None}  # rebuilt when needed
@@ -2442,9 +2787,32 @@ class _SequentialSearch:
 
 # %% ../nbs/40_alternatives.ipynb #b9e595a4
 @patch
+def _run_sequential(self: AlternativeFeatureSelector, tl):
+    """One step per set until the first infeasible step: constraints only accumulate, so every later step is that
+    problem again (or a harder one) and is reported infeasible without solving; with tau = 0 no step constrains the
+    next, so every set is the first one."""
+    self.search_ = "sequential"
+    a1 = self.n_alternatives + 1
+    with tqdm(total=a1, desc="sequential search", unit="set", disable=not self.verbose) as bar:
+        while len(self.feature_sets_) < a1:
+            self._step(tl)
+            bar.update(1)
+            bar.set_postfix_str(self.statuses_[-1], refresh=False)
+            if self.statuses_[-1] == "infeasible": break
+            if self._most_sets() is None and self.feature_sets_[0] is not None:  # tau = 0: the same set again
+                self._fill(a1 - 1, self.feature_sets_[0], self.qualities_[0], self.statuses_[0])
+        rest = a1 - len(self.feature_sets_)
+        if rest: bar.set_postfix_str(f"{rest} more infeasible, not solved again", refresh=False)
+        self._fill(rest)
+        bar.update(rest)
+
+@patch
 def _step(self: AlternativeFeatureSelector, tl):
     "One sequential step: the best set that is an alternative to every set found so far."
     fixed = [s for s in self.feature_sets_ if s is not None]
+    most = self._most_sets()
+    if (self.statuses_ and self.statuses_[-1] == "infeasible") or (most is not None and len(fixed) >= most):
+        return self._fill(1)  # the same problem as a step proven infeasible, or beyond Johnson's bound
     if self.kind_ == "wrapper":
         X, y = self._Xy
         sets, quals, st, dt, _ = greedy_wrapper(
@@ -2457,7 +2825,7 @@ def _step(self: AlternativeFeatureSelector, tl):
                                           self.preselect, self._must, self._must_not, self.precision, self._rs,
                                           self.n_jobs, n_total=self.n_alternatives + 1)
         sets, st, dt = self._seq.step(fixed)
-        self._append(sets[0], self.set_quality(sets[0]), st, dt)
+        self._append(sets[0], _set_quality(sets[0], self.problem_), st, dt)
 
 @patch
 def next_alternative(self: AlternativeFeatureSelector):
@@ -2473,8 +2841,15 @@ def next_alternative(self: AlternativeFeatureSelector):
 # %% ../nbs/40_alternatives.ipynb #f59674c2
 @patch
 def _build_results(self: AlternativeFeatureSelector):
-    "`results_`: one row per set; `time` is the set's own solver time (a joint call's time split evenly)."
-    self.results_ = pd.DataFrame({
+    "Forget the results table (after a fit or a step): `results_` builds it again when next read."
+    self._results = None
+
+@patch(as_prop=True)
+def results_(self: AlternativeFeatureSelector) -> pd.DataFrame:
+    "One row per set, built when first read; `time` is the set's own solver time (a joint call's time split evenly)."
+    check_is_fitted(self, "feature_sets_")
+    if getattr(self, "_results", None) is not None: return self._results
+    self._results = pd.DataFrame({
         "set": range(len(self.feature_sets_)),
         "features": [None if s is None else [int(j) for j in s] for s in self.feature_sets_],
         "quality": self.qualities_, "status": self.statuses_, "time": self.times_,
@@ -2482,6 +2857,7 @@ def _build_results(self: AlternativeFeatureSelector):
         "aggregation": self.aggregation if self.search_ == "simultaneous" else "-",
         "method": self.method, "solver": self.solver if self.method == "solver" else "-",
         "k": self.k, "tau": self.tau})
+    return self._results
 
 @patch
 def score_sets(self: AlternativeFeatureSelector,
@@ -2490,14 +2866,13 @@ def score_sets(self: AlternativeFeatureSelector,
     "Objective value of every found set recomputed on other data (the paper's test-set objective)."
     if not hasattr(self, "feature_sets_"): raise ValueError("call fit before score_sets")
     if self.kind_ == "user": return np.array(self.qualities_, dtype=float)
+    X = check_X(X, n_features=self.n_features_in_, estimator=self)
     if self.kind_ == "wrapper":
-        X = _check_X(X)
-        y = _check_y(y, X.shape[0])
-        if getattr(self, "_encoder", None) is not None: y = self._encoder.transform(y)
-        return np.array([float("nan") if s is None else wrapper_mcc(X, y, s, _seed(self._rs))
+        y, _ = _objective_labels(_check_y(y, X.shape[0]), "wrapper", self.mi_estimator, self._encoder)
+        return np.array([float("nan") if s is None else _wrapper_mcc(X, y, s, _seed(self._rs))
                          for s in self.feature_sets_])
     p = self.estimate_problem(X, y)
-    return np.array([self.set_quality(s, p) for s in self.feature_sets_])
+    return np.array([_set_quality(s, p) for s in self.feature_sets_])
 
 # %% ../nbs/40_alternatives.ipynb #9ecf0a37
 @patch
@@ -2507,9 +2882,7 @@ def get_support(self: AlternativeFeatureSelector,
     "Boolean mask (or indices) of the features in one found set, as `SelectorMixin.get_support`."
     check_is_fitted(self, "feature_sets_")
     i = self.use_alternative if alternative is None else alternative
-    n_sets = len(self.feature_sets_)
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_sets:
-        raise ValueError(f"alternative={i!r}: must be an integer in [0, {n_sets - 1}] (the sets found)")
+    check_int("alternative", i, 0, len(self.feature_sets_) - 1)  # the sets found
     s = self.feature_sets_[i]
     if s is None:
         raise ValueError(f"set {i} was not found (status {self.statuses_[i]!r}): "
@@ -2523,6 +2896,8 @@ def get_support(self: AlternativeFeatureSelector,
 def transform(self: AlternativeFeatureSelector,
               X):  # (m, n) array, DataFrame or CSR with the columns seen in fit
     "Keep the columns of set `use_alternative` (a DataFrame after `set_output(transform='pandas')`)."
+    check_is_fitted(self, "feature_sets_")
+    check_X(X, n_features=self.n_features_in_, estimator=self, dtype=(np.float64, np.float32))  # errors only
     return SelectorMixin.transform(self, X)
 
 @patch
@@ -2566,6 +2941,22 @@ def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alte
                       settings,  # iterable of (k, tau, a, search, aggregation)
                       solver="cpsat", formulation="paper"):
     "Our and alfese's statuses (set by set) and optimal values (sum; min if min-aggregated) on each problem."
+    if not isinstance(problems, dict): raise TypeError(f"problems={_show(problems)}: give a dict name -> problem")
+    for name, p in problems.items():
+        problems[name] = p = _check_problem_dict(p, f"problems[{name!r}]", kinds=("linear", "mrmr", "fcbf"))
+        if p["kind"] == "fcbf" and "rel" not in p: raise ValueError(f"problems[{name!r}] (FCBF) needs 'rel' and 'R' for alfese")
+    check_choice("solver", solver, ("cpsat", "scip"))
+    check_choice("formulation", formulation, _FORMULATIONS)
+    if isinstance(settings, (str, bytes, dict)) or not hasattr(settings, "__iter__"):
+        raise TypeError(f"settings={_show(settings)}: give (k, tau, a, search, aggregation) tuples")
+    settings = list(settings)
+    for i, s_ in enumerate(settings):
+        if not isinstance(s_, (tuple, list)) or len(s_) != 5:
+            raise ValueError(f"settings[{i}]={_show(s_)}: give a tuple (k, tau, a, search, aggregation)")
+        k, tau, a, search, agg = s_
+        for p in problems.values(): _check_k(k, p)
+        check_float("tau", tau, 0, 1); check_int("a", a, 0, _MAX_ALTERNATIVES)
+        check_choice("search", search, ("sequential", "simultaneous")); check_choice("aggregation", agg, ("sum", "min"))
     rows = []
     for name, p in problems.items():
         for k, tau, a, search, agg in settings:
@@ -2581,7 +2972,7 @@ def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alte
                 sets, st0, t_ours = solve_alternatives(p, k, tau, a + 1, (), agg, solver, formulation, None)
                 st = [st0] * (a + 1)
             if p["kind"] == "mrmr":
-                ours = np.array([np.nan if s is None else mrmr_value(s, p["rel"], p["R"]) for s in sets])
+                ours = np.array([np.nan if s is None else _mrmr_value(s, p["rel"], p["R"]) for s in sets])
             else:
                 ours = np.array([np.nan if s is None else p["q"][s].sum() for s in sets])
             ref, ref_st, t_ref = _alfese_run(p, k, tau, a, search, agg)
@@ -2600,15 +2991,25 @@ def crosscheck_alfese(problems: dict,  # name -> problem dict (as for solve_alte
     return pd.DataFrame(rows)
 
 # %% ../nbs/40_alternatives.ipynb #022cfdf9
+def _check_scores(scores, label_names):
+    "(C, D) finite per-label qualities, and C distinct label names other than 'shared' (default label_0, ...)."
+    S = check_X(scores, name="scores", accept_sparse=False)
+    if not np.isfinite(np.abs(S).sum(axis=1)).all(): raise ValueError("scores is too large: a row's sum overflows")
+    if label_names is None: return S, [f"label_{j}" for j in range(S.shape[0])]
+    if isinstance(label_names, (str, bytes)) or not hasattr(label_names, "__len__"):
+        raise TypeError(f"label_names={_show(label_names)}: give one name per row of scores")
+    names = list(label_names)
+    if len(names) != S.shape[0]: raise ValueError(f"{len(names)} label_names for {S.shape[0]} labels (rows of scores)")
+    if len(set(map(str, names))) != len(names) or "shared" in map(str, names):
+        raise ValueError(f"label_names={_show(names)}: the names must be distinct and none may be 'shared' (the shared sets' label)")
+    return S, names
+
 def label_specific_alternatives(scores,  # (C, D) per-label qualities, e.g. FALS(...).fit(X, Y).scores_
                                 k: int = 5, n_alternatives: int = 2, tau: float = 0.5,
                                 label_names=None,  # C names (default label_0, ...)
                                 **kwargs) -> pd.DataFrame:  # more AlternativeFeatureSelector parameters
     "Alternatives per label, and shared ones (mean quality); tidy table with label 'shared' for the latter."
-    S = np.asarray(scores, dtype=float)
-    if S.ndim != 2: raise ValueError(f"scores must be (C, D) per-label qualities, got shape {S.shape}")
-    names = list(label_names) if label_names is not None else [f"label_{j}" for j in range(S.shape[0])]
-    if len(names) != S.shape[0]: raise ValueError(f"{len(names)} label_names for {S.shape[0]} labels")
+    S, names = _check_scores(scores, label_names)
     frames = []
     for name, q in list(zip(names, S)) + [("shared", S.mean(0))]:
         sel = AlternativeFeatureSelector(objective=q, k=k, n_alternatives=n_alternatives, tau=tau,
@@ -2621,8 +3022,13 @@ def shared_vs_specific(table: pd.DataFrame,  # output of label_specific_alternat
                        scores,  # the same (C, D) qualities
                        label_names=None) -> pd.DataFrame:
     "Per label: Dice dissimilarity of shared and own original set; quality of each under the label's scores."
-    S = np.asarray(scores, dtype=float)
-    names = list(label_names) if label_names is not None else [f"label_{j}" for j in range(S.shape[0])]
+    S, names = _check_scores(scores, label_names)
+    if not isinstance(table, pd.DataFrame) or not {"label", "set", "features"} <= set(table.columns):
+        raise TypeError("table must be the DataFrame label_specific_alternatives returns (columns label, set, features)")
+    missing = [x for x in ["shared"] + names if not (table.label == x).any()]
+    if missing: raise ValueError(f"table has no rows of label(s) {missing[:5]}: pass the table of the same scores and label_names")
+    for f in table["features"]:
+        if f is not None: _check_feature_set("table['features']", f, S.shape[1])
     shared = table[(table.label == "shared")].sort_values("set")["features"].tolist()
     rows = []
     for j, name in enumerate(names):
@@ -2643,7 +3049,18 @@ def tree_mcc(Xtr, ytr, Xte, yte,  # training and test data
              seed) -> float:  # the tree's random_state
     "Test MCC of a decision tree (entropy) trained on the features `idx` only: how the paper scores a set."
     from mlxplain.metrics import mcc
+    Xtr = _check_X(Xtr, "Xtr")
+    Xte = check_X(Xte, name="Xte", n_features=Xtr.shape[1], estimator="tree_mcc (Xtr's width)")
+    ytr, yte = _check_y(ytr, Xtr.shape[0], "ytr", min_classes=1), _check_y(yte, Xte.shape[0], "yte", min_classes=1)
+    seed = _check_seed(seed, "seed")
     if idx is None: return np.nan
+    idx = _check_feature_set("idx", idx, Xtr.shape[1])
+    if not len(idx): return np.nan
+    both = np.concatenate([ytr.astype(str), yte.astype(str)]) if ytr.dtype != yte.dtype else np.concatenate([ytr, yte])
+    enc = LabelEncoder().fit(both)  # the MCC of two classes, whatever their labels
+    if len(enc.classes_) > 2:
+        raise ValueError(f"ytr and yte hold {len(enc.classes_)} classes: the MCC (mlxplain.metrics.mcc) is of two classes")
+    ytr, yte = enc.transform(ytr.astype(both.dtype)), enc.transform(yte.astype(both.dtype))
     m = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(Xtr[:, idx], ytr)
     return float(mcc(yte, m.predict(Xte[:, idx])))
 
@@ -2653,6 +3070,7 @@ def demo(out_dir) -> dict:  # out_dir: folder for the figure
     from mlxplain.data import make_alternative_groups
     from mlxplain.plots import set_style, savefig
     import matplotlib.pyplot as plt
+    if not isinstance(out_dir, (str, os.PathLike)): raise TypeError(f"out_dir={_show(out_dir)}: give a folder (a str or Path)")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     X, y, groups = make_alternative_groups(n_samples=600, n_groups=3, group_size=3, n_noise=10,
