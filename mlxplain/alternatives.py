@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 from sklearn.feature_selection import mutual_info_classif, mutual_info_regression
 from sklearn.model_selection import train_test_split as _sk_train_test_split
 from sklearn.tree import DecisionTreeClassifier
@@ -34,7 +34,7 @@ from ortools.linear_solver import pywraplp
 from ortools.sat import sat_parameters_pb2
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from .checks import check_X, check_int, check_float, check_choice
+from .checks import check_X, check_int, check_float, check_choice, check_feature_names, check_verbose
 
 # %% ../nbs/40_alternatives.ipynb #76c6df38
 def _show(v, width: int = 60) -> str:
@@ -2104,7 +2104,7 @@ def _objective_labels(y, obj, mi_estimator, encoder=None):
 def _validate_data(self: AlternativeFeatureSelector, X, y):
     "Validated (X, y, n_features, kind); sets `feature_names_in_` and the label encoder."
     obj = self.objective
-    _check_feature_names(self, X, reset=True)  # feature_names_in_ from a DataFrame (removed otherwise)
+    check_feature_names(self, X, reset=True)  # feature_names_in_ from a DataFrame (removed otherwise)
     self._encoder = None
     if not isinstance(obj, str):
         q = _check_qualities("objective", obj)
@@ -2142,7 +2142,7 @@ def _validate_search(self: AlternativeFeatureSelector, n: int):
     check_choice("mi_estimator", self.mi_estimator, _MI_ESTIMATORS)
     check_int("max_iters", self.max_iters, 1)
     _check_bool("preselect", self.preselect)
-    check_int("verbose", self.verbose, 0)
+    check_verbose(self.verbose)
     check_int("use_alternative", self.use_alternative, 0, a)
 
 # %% ../nbs/40_alternatives.ipynb #f1f7ca05
