@@ -10,7 +10,9 @@ checks what a reader would meet:
 - no `show_doc(` call and no Quarto attribute text (`{target=...}`) is visible;
 - every local link and image resolves to a file of the preview, and an anchor to an id of its page;
   nothing (script, style, image) is loaded from the network;
-- no output holds a Python traceback or an error.
+- no output holds a Python traceback or an error;
+- at 1280 × 800 px nothing is clipped (no code line, output or table wider than its box), an experiments page
+  shows a table or figure on its first screen, and each API entry appears once on its page.
 
 Pages carry nbdev's names (`10_fals.ipynb` → `fals.html`), the index links every paper chapter by
 that name, and the chapters show their figures.
@@ -53,8 +55,9 @@ pytestmark = [pytest.mark.chromium,
 class Dom(HTMLParser):
     "What the test needs from a page's rendered DOM: ids, URLs, visible text, prose text, error outputs."
 
-    def __init__(self, dom):
+    def __init__(self, dom, layout=None):
         super().__init__(convert_charrefs=True)
+        self.layout = layout or {}
         self.ids, self.urls, self.visible, self.prose = set(), [], [], []
         self.body, self.errors, self.error_depth = {}, [], None
         self.nav_links, self.cells, self.cell_depth = [], [], None   # nav link texts; the page's cells in order
@@ -170,8 +173,12 @@ class Chromium:
 
     def open(self, path):
         "Open `path` (file://) in a new tab: (target, session), for `dom`."
-        target = self.send("Target.createTarget", url=path.as_uri())["targetId"]
-        return target, self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.send("Emulation.setDeviceMetricsOverride", session, width=WIDTH, height=HEIGHT, deviceScaleFactor=1,
+                  mobile=False)
+        self.send("Page.navigate", session, url=path.as_uri())
+        return target, session
 
     def dom(self, path, tab):
         "The DOM of the page at `path`, open in `tab`, once it has loaded and MathJax has marked its end."
@@ -179,7 +186,7 @@ class Chromium:
         deadline = time.monotonic() + BUDGET_MS / 1000
         while True:
             try:
-                r = self.send("Runtime.evaluate", session, expression=WAIT_FOR_MATHJAX % BUDGET_MS,
+                r = self.send("Runtime.evaluate", session, expression=WAIT_FOR_MATHJAX % (BUDGET_MS, LAYOUT),
                               awaitPromise=True, returnByValue=True)
                 value = r["result"].get("value") or {}
             except RuntimeError as e:  # the first evaluation may meet the blank page the tab replaces
@@ -190,7 +197,7 @@ class Chromium:
                 break
         self.send("Target.closeTarget", targetId=target)
         assert value.get("url") == path.as_uri(), f"{path.name}: Chromium did not load the page ({value.get('url')})"
-        return value["html"]
+        return value["html"], value.get("layout") or {}
 
     def close(self):
         try:
@@ -203,14 +210,39 @@ class Chromium:
 
 
 # resolves when the page has loaded and MathJax has set `data-mathjax` on <body>, when the page has loaded
-# without MathJax, or after the budget
+# without MathJax, or after the budget; with the DOM come the layout facts a reader at 1280 px meets (LAYOUT)
 WAIT_FOR_MATHJAX = """new Promise(done => { const t0 = Date.now();
   (function poll() {
     const b = document.body, loaded = document.readyState === "complete";
     if ((loaded && (b.hasAttribute("data-mathjax") || !window.MathJax || !window.MathJax.Hub)) || Date.now() - t0 > %d)
-      done({url: location.href, html: document.documentElement.outerHTML});
+      done({url: location.href, html: document.documentElement.outerHTML, layout: (%s)()});
     else setTimeout(poll, 50);
   })(); })"""
+WIDTH, HEIGHT = 1280, 800    # the reader's window
+# - clipped: code blocks, outputs and tables whose content is wider than their box (a reader must scroll sideways),
+#   each with its longest line, and the page itself when it is wider than the window;
+# - first_result: how far down the page (px) the first table or figure of an output starts;
+# - api: the text of each API entry's heading (show_doc's h2-h4 holding a <code> name, or nbdev's own entries)
+LAYOUT = """function () {
+  const clipped = [], seen = new Set();
+  for (const el of document.querySelectorAll("pre, table, .jp-OutputArea-output, .jp-RenderedHTMLCommon > div")) {
+    if (el.scrollWidth > el.clientWidth + 2 && el.clientWidth > 0) {
+      const box = el.closest("pre, table, .jp-OutputArea-output") || el;
+      if (seen.has(box)) continue; seen.add(box);
+      clipped.push({tag: el.tagName.toLowerCase(), need: el.scrollWidth, have: el.clientWidth,
+                    text: (el.innerText || "").split("\\n").reduce((a, b) => b.length > a.length ? b : a, "").trim().slice(0, 100)});
+    }
+  }
+  const page = document.documentElement.scrollWidth;
+  let first = null;
+  for (const el of document.querySelectorAll(".jp-OutputArea-output table, .jp-OutputArea-output img, .jp-RenderedHTMLCommon table, .jp-MarkdownCell img")) {
+    const top = el.getBoundingClientRect().top + window.scrollY;
+    if (first === null || top < first) first = top;
+  }
+  const api = [...document.querySelectorAll("h2, h3, h4")].filter(h => h.querySelector("code") || h.closest(".jp-OutputArea-output"))
+                 .map(h => h.innerText.trim().replace(/\\s+/g, " ")).filter(t => t);
+  return {clipped, page_width: page, window_width: window.innerWidth, first_result: first, api};
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +268,7 @@ def doms(preview, tmp_path_factory):
             dumped.update((page, browser.dom(out / page, tab)) for page, tab in zip(pair, tabs))
     finally:
         browser.close()
-    return {page: Dom(dom) for page, dom in dumped.items()}
+    return {page: Dom(*dom) for page, dom in dumped.items()}
 
 
 def test_preview_builds(preview):
@@ -339,3 +371,29 @@ def test_page_reads_right_in_chromium(preview, doms, page):
     problems += [f"error output: {' '.join(e.split())[-300:]}" for e in d.errors]
     problems += [f"traceback: ...{s}..." for s in snippets(d.visible, "Traceback (most recent call last)")]
     assert not problems, f"{page}: {len(problems)} problem(s)\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("page", sorted(set(PAGES.values())))
+def test_nothing_clipped_at_1280_px(doms, page):
+    "No code line, output or table is wider than its box in a 1280 px window, and the page is not wider than the window."
+    lay = doms[page].layout
+    assert lay, f"{page}: no layout measured"
+    problems = [f"{c['tag']} needs {c['need']} px, has {c['have']}: {c['text']!r}" for c in lay["clipped"]]
+    if lay["page_width"] > lay["window_width"]:
+        problems.append(f"the page is {lay['page_width']} px wide in a {lay['window_width']} px window")
+    assert not problems, f"{page}: {len(problems)} clipped\n" + "\n".join(problems[:30])
+
+
+@pytest.mark.parametrize("page", EXPERIMENT_PAGES)
+def test_experiments_page_opens_with_a_result(doms, page):
+    "The first screen (1280 × 800) of an experiments page shows a result: a table or a figure."
+    first = doms[page].layout.get("first_result")
+    assert first is not None and first < HEIGHT, \
+        f"{page}: the first table or figure starts {first} px down, below the first screen ({HEIGHT} px)"
+
+
+@pytest.mark.parametrize("page", sorted(set(PAGES.values())))
+def test_one_api_entry_per_name(doms, page):
+    "Each documented function or method has one API entry on its page (no explicit show_doc beside nbdev's own)."
+    twice = {t: n for t, n in Counter(doms[page].layout.get("api", [])).items() if n > 1}
+    assert not twice, f"{page}: API entries shown more than once: {twice}"
