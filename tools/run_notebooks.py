@@ -1,6 +1,7 @@
 """Execute notebooks in place so committed notebooks carry their outputs (tables, figures) for the docs.
 
-Cells flagged `#| slow` (full reproductions) are not executed: their previous outputs are kept.
+Cells flagged `#| slow` (full reproductions) are not executed: their previous outputs are kept. The kernels run with
+`TQDM_DISABLE=1`, so the pages carry no progress bars (a bar asked for explicitly, `verbose=1`, still shows).
 Usage: python tools/run_notebooks.py nbs [nbs/10_fals.ipynb ...]
 """
 import os, sys, re, copy, time
@@ -21,6 +22,7 @@ def run(path: Path, timeout=1800):
     t = time.time()
     # figures must reach the notebook: a non-interactive MPLBACKEND (Agg, set for tests) would swallow them
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    os.environ.setdefault("TQDM_DISABLE", "1")   # tqdm's default for `disable`: no bars (and their it/s) in the pages
     NotebookClient(work, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for i, (c, w) in enumerate(zip(nb.cells, work.cells)):
