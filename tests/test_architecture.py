@@ -37,9 +37,10 @@ def modules():
     return out
 
 
-def imports(name, tree):
-    "(imported module, imported object or None) for every import of a package module in `tree`."
-    pkg = name.split(".")[:-1]
+def imports(name, tree, is_package=False):
+    """(imported module, imported object or None) for every import of a package module in `tree`; `is_package`: the
+    module is a package's `__init__`, against which its relative imports resolve."""
+    pkg = name.split(".") if is_package else name.split(".")[:-1]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
@@ -88,9 +89,12 @@ def violations(mods):
             if any(attr in private_attributes(t)[0] for m, t in mods.items() if m != name):
                 found.add(("private attribute", name, attr))
     for name, tree in mods.items():
-        for mod, obj in imports(name, tree):
+        is_package = any(m.startswith(name + ".") for m in mods)   # experiments/__init__.py: `from .grid import ...`
+        for mod, obj in imports(name, tree, is_package):
             if mod in mods and obj in mods:  # `from mlxplain import fals`: the object is a module
                 mod, obj = obj, None
+            elif obj and mod and f"{mod}.{obj}" in mods:   # `from . import grid` in a package: a module too
+                mod, obj = f"{mod}.{obj}", None
             if mod not in mods or mod == name:
                 continue
             graph[name].add(mod)
@@ -133,7 +137,8 @@ def test_layers_and_no_private_imports():
     assert KNOWN - found == set(), f"fixed, remove from KNOWN: {sorted(KNOWN - found)}"
 
 
-@pytest.mark.parametrize("case", ["circle", "method->repro", "private", "private attribute"])
+@pytest.mark.parametrize("case", ["circle", "method->repro", "private", "private attribute", "package private",
+                                  "package circle"])
 def test_checker_catches_each_kind(case):
     "The checker itself: a made-up package with one violation of each kind is caught."
     src = {"data": "", "fals": "from .data import load\n", "fals_experiments": "from .fals import FALS\n"}
@@ -144,12 +149,19 @@ def test_checker_catches_each_kind(case):
         src["fals"] += "def reproduce():\n    from mlxplain.fals_experiments import run\n"
     elif case == "private":
         src["fals_experiments"] += "from .fals import _train\n"
-    else:
+    elif case == "private attribute":
         src["fals"] += "class FALS:\n    def _train(self): self._w = 1\n"
         src["fals_experiments"] += "def run(m): return m._train()\n"
+    elif case == "package private":   # a package's __init__ resolves `.grid` against itself, not its parent
+        src["experiments"] = "from .grid import run_grid, _key\n"
+        src["experiments.grid"] = "def run_grid(): pass\ndef _key(): pass\n"
+    else:
+        src["experiments"] = "from . import grid\n"
+        src["experiments.grid"] = "from mlxplain.experiments import holm\n"   # through the package: a circle
     kinds = {v[0] for v in violations({k: ast.parse(v) for k, v in src.items()})}
     want = {"circle": "circle", "method->repro": "method imports reproduction", "private": "private import",
-            "private attribute": "private attribute"}[case]
+            "private attribute": "private attribute", "package private": "private import",
+            "package circle": "circle"}[case]
     assert want in kinds, kinds
 
 

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_info
 
-from mlxplain.experiments import (_cores, auto_version, code_modules, code_version, expand_grid, read_meta,
-                                  run_grid, write_meta)
+from mlxplain.experiments import (auto_version, code_modules, code_version, expand_grid, read_meta, run_grid,
+                                  usable_cores, write_meta)
 
 
 def noisy_mean(n, seed):
@@ -80,7 +80,7 @@ def test_local_cluster_gives_the_serial_rows(tmp_path):
     serial = run_grid(blas_mean, g, cache=tmp_path / "serial.csv")
     dist = run_grid(blas_mean, g, n_jobs=2, scheduler="local", cache=tmp_path / "dist.csv", batch=1)
     pd.testing.assert_frame_equal(dist.drop(columns="threads"), serial.drop(columns="threads"))
-    assert set(dist["threads"]) == {max(1, _cores() // 2)}          # no oversubscription on the workers
+    assert set(dist["threads"]) == {max(1, usable_cores() // 2)}          # no oversubscription on the workers
     cols = ["n", "seed", "mean", "_cell"]
     written = [pd.read_csv(tmp_path / f)[cols] for f in ("dist.csv", "serial.csv")]
     pd.testing.assert_frame_equal(*written)
@@ -123,7 +123,7 @@ def test_existing_cluster_by_address():
         dist = run_grid(blas_mean, g, scheduler=cl.scheduler_address)
     serial = run_grid(blas_mean, g)
     pd.testing.assert_frame_equal(dist.drop(columns="threads"), serial.drop(columns="threads"))
-    assert set(dist["threads"]) == {max(1, _cores() // 2)}
+    assert set(dist["threads"]) == {max(1, usable_cores() // 2)}
     with pytest.raises(ValueError, match="scheduler='spark'"): run_grid(blas_mean, g, scheduler="spark")
 
 
@@ -199,6 +199,56 @@ def test_auto_version_follows_a_changed_helper(tmp_path, monkeypatch):
         assert set(pd.read_csv(cache, dtype=str)["_version"]) == {v2}
     finally:
         for m in ("mx_cell_mod", "mx_mid_mod", "mx_helper_mod"): sys.modules.pop(m, None)
+
+
+def test_auto_version_follows_a_helper_behind_a_package_init(tmp_path, monkeypatch):
+    """A cell that imports a name a package's `__init__` re-exports (as every chapter imports `mlxplain.experiments`)
+    reaches the submodule that defines it: a change there recomputes the rows."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "mx_pkg").mkdir()
+    (tmp_path / "mx_pkg" / "__init__.py").write_text("from .inner import *\nfrom . import inner\n")
+    inner = tmp_path / "mx_pkg" / "inner.py"
+    inner.write_text("__all__ = ['helper']\ndef helper(i):\n    return i + 1\n")
+    (tmp_path / "mx_pkg_cell.py").write_text("from mx_pkg import helper\n\ndef cell(i):\n    return {'v': helper(i)}\n")
+    try:
+        import mx_pkg_cell
+        assert {"mx_pkg", "mx_pkg.inner", "mx_pkg_cell"} <= set(code_modules(mx_pkg_cell.cell))
+        v1 = auto_version(mx_pkg_cell.cell)
+        inner.write_text("__all__ = ['helper']\ndef helper(i):\n    return i + 2\n")
+        assert auto_version(mx_pkg_cell.cell) != v1
+    finally:
+        for m in ("mx_pkg_cell", "mx_pkg.inner", "mx_pkg"): sys.modules.pop(m, None)
+
+
+def test_a_chapter_cell_reaches_every_module_of_the_experiments_package():
+    "A reproduction imports `mlxplain.experiments`: its version covers the grid runner, provenance and claims modules."
+    from mlxplain import experiments
+    def cell(seed): return {"p": experiments.holm([0.01])[0]}
+    mods = code_modules(cell)
+    assert {"mlxplain.experiments", "mlxplain.experiments.grid", "mlxplain.experiments.provenance",
+            "mlxplain.experiments.claims", "mlxplain.data", "mlxplain.checks"} <= set(mods), sorted(mods)
+
+
+# every public name of mlxplain.experiments as one module held (before it became a package by concern)
+FORMER_NAMES = ["META_FORMAT", "MAX_SEEDS", "CLAIMS_FORMAT", "CLAIM_TESTS", "CLAIM_DIRECTIONS", "VERDICTS",
+                "CONFIRM_FILES", "expand_grid", "atomic_write_csv", "atomic_write_json", "CacheWarning", "read_cache",
+                "run_grid", "code_version", "code_modules", "auto_version", "timer", "results_dir", "scratch_dir",
+                "have_data", "write_meta", "read_meta", "row_provenance", "check_parts", "check_datasets",
+                "check_seeds", "datasets_by_part", "holm", "check_claims", "claims_path", "read_claims",
+                "held_out_sets", "resampled_split", "spearman_permutation", "evaluate_claims", "claim_span",
+                "stated_claims", "check_stated_claims", "claims_markdown", "claims_summary", "confirm_part",
+                "confirm_recomputed"]
+
+
+def test_every_former_name_still_imports_from_the_package():
+    "`from mlxplain.experiments import X` keeps working for every name the one module had, and `import *` gives them."
+    ns = {}
+    exec("from mlxplain.experiments import *", ns)
+    assert [n for n in FORMER_NAMES if n not in ns] == []
+    mods = [importlib.import_module(f"mlxplain.experiments.{m}") for m in ("grid", "provenance", "claims")]
+    for n in FORMER_NAMES:   # each the object of exactly one of the package's modules
+        assert len([m for m in mods if n in m.__all__ and getattr(m, n) is ns[n]]) == 1, n
 
 
 def test_auto_version_of_a_chapter_cell_covers_the_foundation():
