@@ -16,7 +16,7 @@ endif
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: readme env demo test test-export test-nbs test-py docs run-nbs bench clean reproduce
+.PHONY: readme env demo test test-export test-reading test-nbs test-py docs run-nbs bench clean reproduce
 
 env: $(STAMP)
 
@@ -40,15 +40,15 @@ $(STAMP): settings.ini setup.py
 demo: env
 	$(BIN)/mlxplain demo --out demo_output
 
-# the export check first; then the notebooks and pytest side by side: the notebooks run one after another (see
-# test-nbs), pytest on two workers, so both cores stay busy until the end
+# the export and reading-time checks first (seconds); then the notebooks and pytest side by side: the notebooks run
+# one after another (see test-nbs), pytest on two workers, so both cores stay busy until the end
 # Three test processes share the cores, so each gets a third of them for BLAS, OpenMP and PyTorch threads (one
 # on two cores): more threads than cores only wait on each other. Tests that set their own limits still do.
 TEST_THREADS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n / 3 > 0 ? n / 3 : 1 )))
 test: export OMP_NUM_THREADS = $(TEST_THREADS)
 test: export OPENBLAS_NUM_THREADS = $(TEST_THREADS)
 test: export MKL_NUM_THREADS = $(TEST_THREADS)
-test: env test-export
+test: env test-export test-reading
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-nbs test-py
 
 # the library must be exactly what the notebooks export
@@ -57,9 +57,17 @@ test-export: env
 	  && diff -r -x __pycache__ "$$copy/mlxplain" mlxplain; rc=$$?; rm -rf "$$copy"; \
 	  [ $$rc = 0 ] || { echo "nbdev_export changed mlxplain/: run nbdev_export and commit the result"; exit 1; }
 
-# serial: a pool worker waits at exit for joblib's idle loky workers (300 s timeout); serial is 4x faster here
+# every page reads in one sitting: a method page or any other page in 45 min, an experiments page in 40 with its results
+# heading in its first 15 % of cells (tools/reading_time.py: prose words / 200 + shown code lines / 20)
+test-reading: env
+	$(BIN)/python tools/reading_time.py nbs --check
+
+# every notebook run as nbdev_test runs it (`slow` cells skipped), and each executed cell's saved output, what the book
+# shows, compared with what the cell prints now, in the same single run (tools/test_notebooks.py; refresh the saved
+# outputs with `make run-nbs`). Serial: a pool worker waits at exit for joblib's idle loky workers (300 s timeout);
+# serial is 4x faster here
 test-nbs: env
-	$(BIN)/nbdev_test --n_workers 0 --timing
+	$(BIN)/python tools/test_notebooks.py nbs
 
 # two workers, each test file on one of them (module fixtures such as the docs preview are built once; measured:
 # sharing out single tests, --dist loadgroup, took 7 min 40 s against 6 min 31 s)
