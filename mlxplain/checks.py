@@ -9,8 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_bool', 'check_verbose', 'check_choice',
-           'check_k', 'check_X', 'check_feature_names', 'check_Y']
+__all__ = ['MAX_JOBS', 'check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_bool', 'check_verbose',
+           'check_choice', 'check_k', 'check_X', 'check_estimator', 'check_feature_names', 'check_Y']
 
 # %% ../nbs/02a_checks.ipynb #a2c0e007
 def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or a numpy RandomState
@@ -24,10 +24,12 @@ def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or 
     try: return sk_check(seed)
     except (TypeError, ValueError): raise TypeError(f"{what}; got {type(seed).__name__}") from None
 
+MAX_JOBS = 4096   # joblib's workers on one machine; far more overflows a C int inside joblib or exhausts the process table
+
 def check_n_jobs(n_jobs, name="n_jobs"):  # joblib's n_jobs: None, or an int other than 0 (-1: all cores)
     "`n_jobs` if it is None or a non-zero integer; else a TypeError or ValueError naming `name`."
     if n_jobs is None: return None
-    if check_int(name, n_jobs) == 0:
+    if check_int(name, n_jobs, -MAX_JOBS, MAX_JOBS) == 0:
         raise ValueError(f"{name}=0: {name} must be None or a non-zero integer (-1: all cores)")
     return int(n_jobs)
 
@@ -216,6 +218,20 @@ def _check_shape(shape, name, min_samples, min_features, n_features, estimator=N
         raise ValueError(f"{name} has {d} features, but {who} is expecting {n_features} features as input "
                          "(the number seen in fit)")
 
+# %% ../nbs/02a_checks.ipynb #ba0416c2
+def check_estimator(name: str,                     # the parameter's name
+                    value,                         # None or an estimator
+                    methods=("fit", "predict"),    # the methods the caller needs
+                   ):
+    "`value` when it is None or has `methods` (and `get_params`, for cloning); else a ValueError naming `name`."
+    if value is None: return None
+    missing = [m for m in ("get_params", *methods) if not callable(getattr(value, m, None))]
+    if missing or isinstance(value, type):
+        what = "a class, not an instance" if isinstance(value, type) else f"{type(value).__name__} has no {', '.join(missing)}"
+        raise ValueError(f"{name}={value!r}: must be a scikit-learn estimator instance with {', '.join(methods)} "
+                         f"({what}); None takes the default")
+    return value
+
 # %% ../nbs/02a_checks.ipynb #cfn00002
 def check_feature_names(estimator,  # the estimator being fitted or asked to predict
                         X,          # what the caller passed: a DataFrame's columns are its feature names
@@ -224,6 +240,14 @@ def check_feature_names(estimator,  # the estimator being fitted or asked to pre
     "Record (`reset=True`) or check `estimator.feature_names_in_` against a DataFrame's columns, as scikit-learn does."
     if not hasattr(X, "columns") and not hasattr(estimator, "feature_names_in_"):
         return   # an array fitted on arrays: nothing to record or compare (scikit-learn's check costs ~25 ms on its first call)
+    columns = getattr(X, "columns", None)
+    if columns is not None and len(set(columns)) < len(columns):   # scikit-learn's check fails with narwhals' error
+        seen, repeated = set(), []
+        for c in columns:
+            if c in seen and str(c) not in repeated: repeated.append(str(c))
+            seen.add(c)
+        raise ValueError(f"X has repeated column names ({', '.join(repeated[:5])}): a DataFrame's columns name its "
+                         "features, so they must be unique")
     from sklearn.utils.validation import validate_data
     validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
 

@@ -137,6 +137,15 @@ def _folder(arg, must_exist=False):  # arg: the option's name
         return p
     return parse
 
+def _cannot_create(folder) -> str:
+    "Why `folder` cannot be made (the reason in words), or ''; a probe: the folders it makes are removed again."
+    folder = Path(folder)
+    made = [q for q in (folder, *folder.parents) if not q.exists()]
+    try: folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e: return f"cannot create the folder ({e.strerror or e})"
+    for q in made: q.rmdir()   # innermost first: the run makes them when it writes, a refused run leaves nothing
+    return ""
+
 _DATA_HOME_HELP = ("folder holding the data files (as `mlxplain fetch` lays them out); default: $MLXPLAIN_DATA, "
                    "then the user cache, where missing sets are downloaded with their checksums verified")
 
@@ -217,6 +226,9 @@ def _reproduce(args) -> int:
     mod = reproduction_module(args.chapter)
     out = args.out or (results_dir if args.refresh else scratch_dir)(args.chapter)
     where = out / "quick" if args.quick else out   # reproduce(quick=True) writes to OUT/quick
+    if (err := _cannot_create(where)):
+        print(f"mlxplain reproduce: {'--out ' if args.out else ''}{out}: {err}", file=sys.stderr)
+        return 2
     opts = dict(parts=args.parts, quick=args.quick, datasets=args.datasets, seeds=args.seeds,
                 data_home=args.data_home, n_jobs=args.n_jobs, scheduler=args.scheduler)
     # each message starts on a new line: an interrupted progress bar leaves the cursor at the end of its line
@@ -267,6 +279,9 @@ def _dispatch(args) -> int:
             return 2
         for p in (paths.values() if isinstance(paths, dict) else paths): print(p)
     elif args.cmd == "demo":
+        if (err := _cannot_create(args.out)):
+            print(f"mlxplain demo: --out {args.out}: {err}", file=sys.stderr)
+            return 2
         report = run_demo(args.out, args.chapter)
         return int(any("error" in v for v in report.values()))
     elif args.cmd == "reproduce":

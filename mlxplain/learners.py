@@ -12,7 +12,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
-from .checks import check_X, check_Y, check_int, check_n_jobs, check_feature_names, check_verbose
+from .checks import (check_X, check_Y, check_int, check_n_jobs, check_feature_names, check_verbose,
+                             check_estimator)
 
 # %% auto #0
 __all__ = ['MultiLabelClassifierMixin', 'BinaryRelevance', 'LabelSpecificBR', 'progress']
@@ -99,7 +100,8 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         X, Y = _check_XY(X, Y)
         check_n_jobs(self.n_jobs)
         self.n_features_in_, self.n_labels_ = X.shape[1], Y.shape[1]
-        est = self.estimator if self.estimator is not None else DecisionTreeClassifier(random_state=0)
+        est = check_estimator("estimator", self.estimator)
+        est = est if est is not None else DecisionTreeClassifier(random_state=0)
         self.feature_sets_ = self._feature_sets(Y.shape[1])
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_one)(est, X, Y[:, j].toarray().ravel(), self.feature_sets_[j])

@@ -165,7 +165,9 @@ def test_every_bad_argument_is_one_clear_line(tmp_path, capsys):
              (["reproduce", "prakel", "--parts", "main", "--datasets", "flags", "--out", out], "held-out"),
              (["datasets", "--data-home", str(a_file)], "--data-home"),
              (["fetch", "emotions", "--data-home", str(tmp_path / "none")], "--data-home"),
-             (["demo", "--out", str(a_file)], "--out")]
+             (["demo", "--out", str(a_file)], "--out"),
+             (["reproduce", "prakel", "--out", "/proc/mlxplain-out"], "--out /proc/mlxplain-out: cannot create"),
+             (["demo", "--out", "/proc/mlxplain-out"], "--out /proc/mlxplain-out: cannot create")]
     for argv, names in cases:
         try: rc = main(argv)
         except SystemExit as e: rc = e.code
