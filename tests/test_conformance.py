@@ -357,3 +357,41 @@ def test_reordered_or_renamed_columns_are_refused_at_predict(name):
         with pytest.raises(ValueError, match="same order"): call(df[cols[::-1]])
         with pytest.raises(ValueError, match="unseen at fit time"): call(df.rename(columns={"a": "z"}))
     with pytest.warns(UserWarning, match="does not have valid feature names"): getattr(m, methods[0])(X)   # an array
+
+
+@pytest.mark.parametrize("name", list(_named_estimators()))
+def test_repeated_column_names_are_refused_in_fit(name):
+    "A fresh fuzz (tools/fuzz_bad_input.py): a frame with a repeated column name failed inside scikit-learn with narwhals'"
+    " DuplicateError, which names no argument; it is now a ValueError naming X and the repeated name."
+    import pandas as pd
+    make, target = _named_estimators()[name]
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 2] > 0, X[:, 1] > 0]).astype(int)
+    T = Y if target is None else target(X, Y)
+    with pytest.raises(ValueError, match=r"X has repeated column names \(b\)"):
+        make().fit(pd.DataFrame(X, columns=["a", "b", "b", "c"]), T)
+
+
+_WRAPPERS = {"BinaryRelevance": ("estimator", "mlxplain.learners"), "LabelSpecificBR": ("estimator", "mlxplain.learners"),
+             "LIFT": ("estimator", "mlxplain.fals"), "RAkEL": ("base_estimator", "mlxplain.prakel"),
+             "CSRAkEL": ("base_estimator", "mlxplain.prakel"), "EPCC": ("base_estimator", "mlxplain.prakel"),
+             "PRAkEL": ("base_estimator", "mlxplain.prakel")}
+
+
+@pytest.mark.parametrize("name", list(_WRAPPERS))
+@pytest.mark.parametrize("value", [0.5, "tree", None])   # None: the class LogisticRegression, not an instance
+def test_a_non_estimator_as_the_inner_estimator_is_an_error_naming_it(name, value):
+    "A fresh fuzz: a number or a string as `estimator`/`base_estimator` failed in scikit-learn's clone (or later, as"
+    " 'tuple has no attribute fit'), naming no parameter. A class instead of an instance is refused too."
+    import importlib
+    from sklearn.linear_model import LogisticRegression
+    param, module = _WRAPPERS[name]
+    value = LogisticRegression if value is None else value
+    cls = getattr(importlib.import_module(module), name)
+    extra = {"feature_sets": [[0, 1], [2], [1, 3]]} if name == "LabelSpecificBR" else {}
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 2] > 0, X[:, 1] > 0]).astype(int)
+    with pytest.raises(ValueError, match=rf"{param}=.*must be a scikit-learn estimator"):
+        cls(**{param: value}, **extra).fit(X, Y)
