@@ -107,8 +107,6 @@ def _check_seed(random_state, name="random_state",
     if random_state < 0: raise ValueError(what)
     return int(random_state)
 
-    return tqdm(items, desc=desc)
-
 # %% ../nbs/20_extended_plt.ipynb #a9eba1d3
 NOISE_KINDS = ("dense", "support")
 NOISE_BLOCK_ENTRIES = 1 << 21  # dense noise is drawn in row blocks of at most this many entries (8 MB)
