@@ -281,7 +281,7 @@ class ExtendedPLT(MultiLabelClassifierMixin, BaseEstimator):
                  tree_search_type="exact", # exact or beam
                  beam_search_width=10,     # beam width
                  ensemble=1,               # number of trees
-                 seed=None,                # napkinXC and libc rand() seed; threads=1: reproducible
+                 seed=None,                # napkinXC and libc rand() seed (None: from random_state); threads=1
                  threads=1,                # napkinXC threads (0: all CPUs, -1: all but one)
                  verbose=0,                # napkinXC's progress output (and a line on the adversarial set)
                  adversarial=False,        # True: train on the clean rows plus noisy copies (eq. 2)
@@ -320,7 +320,15 @@ def _check_params(self: ExtendedPLT) -> dict:
     check_choice("noise", self.noise, NOISE_KINDS)
     _check_seed(self.random_state)
     self._rule()
+    if params.get("seed") is None and self.random_state is not None:   # random_state alone makes a fit reproducible
+        params["seed"] = _napkinxc_seed(self.random_state)
     return {"norm": True, **{k: v for k, v in params.items() if v is not None}}
+
+def _napkinxc_seed(random_state) -> int:
+    "napkinXC's `seed` from a checked `random_state`: the integer itself, or one drawn from a numpy seed object."
+    if isinstance(random_state, numbers.Integral): return int(random_state) % 2**31
+    if isinstance(random_state, np.random.SeedSequence): return int(random_state.generate_state(1)[0] % 2**31)
+    return int(_rng(random_state).integers(2**31))
 
 @patch
 def _rule(self: ExtendedPLT,
