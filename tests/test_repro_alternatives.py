@@ -281,11 +281,11 @@ def test_committed_paper_costs_and_projection_match_the_slice(need_data):
 def test_claims_table_shows_less_than_as_text():
     "The Results table is HTML: a claim 'a < b' keeps its '< b' (it once read as a tag and vanished)."
     import pandas as pd
-    from mlxplain.repro.alternatives import _claims_table
+    from mlxplain.repro.alternatives import claims_table
     claims = {"claims": [{"id": "c1", "a": "sim. (min)", "b": "sim. (sum)", "direction": "less", "metric": "std"}]}
     verdicts = pd.DataFrame({"claim": ["c1"], "dataset": ["d"], "n_units": [15], "estimate": [-0.04], "se": [0.003],
                              "p_holm": [3.2e-8], "verdict": ["replicated"]})
-    t = _claims_table(claims, verdicts)
+    t = claims_table(claims, verdicts)
     assert t.claim[0] == '<a href="#c1">sim. (min) &lt; sim. (sum)</a>'
     assert t["d (15 units)"][0] == "-0.0400 ± 0.0030 (p = 3.2e-08)"
 

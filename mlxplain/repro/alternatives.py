@@ -28,10 +28,11 @@ __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'DESIGN_PART
            'PAPER_DATASETS', 'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLES', 'FIGURE4_PAIRS',
            'STATUSES', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS', 'PAPER_UNIT', 'paper_table',
            'summarize', 'within_run_stats', 'result_file', 'load_results', 'load_provenance', 'figure4_gaps',
-           'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives', 'heuristic_not_solved',
-           'confirm_cell', 'confirm_frame', 'comparable_tables', 'solver_runs', 'unit_costs', 'cell_costs',
-           'paper_sizes', 'lpt_makespan', 'project_paper_design', 'write_projection', 'write_paper_slice',
-           'write_design_meta', 'reproduce']
+           'figure4_verdicts', 'within_run_verdicts', 'sequential_slopes', 'slope_verdicts', 'figure1_verdicts',
+           'findings_table', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
+           'heuristic_not_solved', 'confirm_cell', 'confirm_frame', 'claims_table', 'comparable_tables', 'solver_runs',
+           'unit_costs', 'cell_costs', 'paper_sizes', 'lpt_makespan', 'project_paper_design', 'write_projection',
+           'write_paper_slice', 'write_design_meta', 'reproduce']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #b02ed296
 REPRO_DATASETS = ["hepatitis", "house_votes_84", "spect", "credit_a"]
@@ -331,7 +332,7 @@ def figure4_gaps(records: pd.DataFrame,  # the per-feature-set records of reprod
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #f4vfn001
-def _figure4_verdicts(f4: pd.DataFrame,       # figure4.csv: figure4_gaps under both filters (column `exclude`)
+def figure4_verdicts(f4: pd.DataFrame,       # figure4.csv: figure4_gaps under both filters (column `exclude`)
                       records: pd.DataFrame,  # records.csv: the per-feature-set records (the runs stopped by the time limit)
                       ) -> pd.DataFrame:
     """The paper's statements on Figure 4, judged on our runs: one row per statement and comparison (what we see,
@@ -373,7 +374,7 @@ def _figure4_verdicts(f4: pd.DataFrame,       # figure4.csv: figure4_gaps under 
     return out.assign(holds=out.holds.astype(bool))
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #w2vfn001
-def _within_run_verdicts(w: pd.DataFrame,  # within_runs.csv (within_run_stats)
+def within_run_verdicts(w: pd.DataFrame,  # within_runs.csv (within_run_stats)
                          ) -> pd.DataFrame:
     """The paper's statements on Figures 2 and 3, judged on the searches' mean within-run standard deviations:
     which search spreads its sets' training quality most and least, and how far apart the searches lie on the
@@ -399,14 +400,14 @@ def _sequential_runs(records, objective="MI", k=5) -> pd.DataFrame:
     s = s[s.a == s.groupby(["dataset", "fold", "objective"]).a.transform("max")]
     return s[s.objective == objective]
 
-def _sequential_slopes(records, objective="MI", k=5) -> pd.DataFrame:
+def sequential_slopes(records, objective="MI", k=5) -> pd.DataFrame:
     "Per tau, the least-squares slope over the set index of the mean quality of the sets of a sequential search."
     g = _sequential_runs(records, objective, k).groupby(["tau", "set"])[list(_QUALITIES)].mean().reset_index()
     slope = lambda t: pd.Series({c: np.polyfit(t["set"], t[c], 1)[0] if t["set"].nunique() > 1 else np.nan
                                  for c in _QUALITIES})
     return g.groupby("tau").apply(slope, include_groups=False)
 
-def _slope_verdicts(slopes: pd.DataFrame) -> pd.DataFrame:  # _sequential_slopes
+def slope_verdicts(slopes: pd.DataFrame) -> pd.DataFrame:  # sequential_slopes
     "The paper's statements on Figures 5 to 7, judged on the slopes: falling, faster for larger tau, flatter on test."
     tr = slopes.train_objective.dropna()
     kt = kendalltau(tr.index, tr.values).statistic
@@ -420,7 +421,7 @@ def _slope_verdicts(slopes: pd.DataFrame) -> pd.DataFrame:  # _sequential_slopes
         columns=["statement", "comparison", "ours", "holds"])
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #f1vfn001
-def _figure1_verdicts(f1: pd.DataFrame,       # fig1_mcc.csv (summarize)
+def figure1_verdicts(f1: pd.DataFrame,       # fig1_mcc.csv (summarize)
                       records: pd.DataFrame,  # records.csv (the original set's test MCC per cell)
                       ) -> tuple:             # (the table with ranks, cells and SE; the verdict row)
     "Figure 1(a): the paper's and our ranking of the objectives by mean test MCC of the original set, judged."
@@ -448,7 +449,7 @@ def _anchor(heading: str) -> str:
     "The id Pandoc (and the preview) gives a heading: lower case, punctuation but - _ . dropped, spaces as hyphens."
     return re.sub(r"[^\w\s.-]", "", heading.lower()).strip().replace(" ", "-")
 
-def _findings_table(v: pd.DataFrame,  # verdict rows (statement, comparison, holds) with the `figure` they judge
+def findings_table(v: pd.DataFrame,  # verdict rows (statement, comparison, holds) with the `figure` they judge
                     ) -> pd.DataFrame:
     "One row per statement of the paper: its figure (a link to the figure's section) and whether it holds here."
     def holds(g):
@@ -617,7 +618,7 @@ def _estimate_text(estimate, se, p) -> str:
     d = max(0, 1 - int(np.floor(np.log10(se)))) if se > 0 else 4
     return f"{estimate:+.{d}f} ± {se:.{d}f} (p = {p:.2g})"
 
-def _claims_table(claims: dict,             # the chapter's claims file (read_claims)
+def claims_table(claims: dict,             # the chapter's claims file (read_claims)
                   verdicts: pd.DataFrame,   # confirm_claims.csv: evaluate_claims' verdicts
                   ) -> pd.DataFrame:
     """One row per claim: a link to its sentence, what it compares, per held-out set the estimate of a − b ± SE over
