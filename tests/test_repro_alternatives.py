@@ -276,3 +276,27 @@ def test_committed_paper_costs_and_projection_match_the_slice(need_data):
     same(load_results("paper_projection", "subset"), summary)
     same(load_results("paper_projection_units", "subset"), units)
     assert summary.groupby("scenario").units.first().eq(30 * 5 * 2 * 5).all()
+
+
+def test_claims_table_shows_less_than_as_text():
+    "The Results table is HTML: a claim 'a < b' keeps its '< b' (it once read as a tag and vanished)."
+    import pandas as pd
+    from mlxplain.repro.alternatives import claims_table
+    claims = {"claims": [{"id": "c1", "a": "sim. (min)", "b": "sim. (sum)", "direction": "less", "metric": "std"}]}
+    verdicts = pd.DataFrame({"claim": ["c1"], "dataset": ["d"], "n_units": [15], "estimate": [-0.04], "se": [0.003],
+                             "p_holm": [3.2e-8], "verdict": ["replicated"]})
+    t = claims_table(claims, verdicts)
+    assert t.claim[0] == '<a href="#c1">sim. (min) &lt; sim. (sum)</a>'
+    assert t["d (15 units)"][0] == "-0.0400 ± 0.0030 (p = 3.2e-08)"
+
+
+def test_paper_tables_are_the_papers_numbers():
+    "paper_*.csv read back in the paper's layout; the former constant names still give them."
+    from mlxplain.repro.alternatives import paper_table, PAPER_TABLE5, PAPER_FIG1_MCC, PAPER_N_FEATURES
+    t3 = paper_table("table3").set_index(["objective", "search"])
+    assert t3.loc[("mRMR", "sim. (sum)"), ["infeasible", "not solved", "feasible", "optimal"]].tolist() == \
+        [4.67, 0, 67.04, 28.29]
+    assert PAPER_TABLE5.set_index("objective").loc["mRMR", "sim. (sum)"] == 189.25
+    assert PAPER_FIG1_MCC == {"Model Gain": 0.53, "Greedy Wrapper": 0.53, "MI": 0.47, "mRMR": 0.46, "FCBF": 0.43}
+    assert PAPER_N_FEATURES["clean2"] == 168 and len(PAPER_N_FEATURES) == 30
+    with pytest.raises(ValueError, match="table2"): paper_table("table7")
