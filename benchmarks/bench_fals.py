@@ -258,7 +258,7 @@ def roofline_row(name, X, Y, threads, ref=None):
     import warnings
     warnings.simplefilter("ignore")
     from mlxplain.fals import (FALS, tlp_costs, tlp_scores, make_tlp, train_tlp, _train_reference, _check_X,
-                               _scores_direct, _tlp_weights)
+                               _scores_direct, tlp_weights)
     rate, bw = machine_rates(threads)
     FALS(epochs=1, random_state=0, n_threads=threads).fit(X[:256], Y[:256])      # warm-up
     load0 = os.getloadavg()[0]
@@ -282,8 +282,8 @@ def roofline_row(name, X, Y, threads, ref=None):
            "score_s": score_s, "score_ratio": score_s / sb, "load_avg": (load0 + os.getloadavg()[0]) / 2}
     small, adam = epoch_parts(f.hidden_, Y.shape[1], c["weights"], f.batch_size, threads)
     # scoring's own shape: one stacked second-stage product (C x rows) @ (rows x D) of the Gram route, alone
-    from mlxplain.fals import _buffer_rows
-    rows_ = _buffer_rows(X.shape[1], Y.shape[1], 1 << 23)
+    from mlxplain.fals import gram_buffer_rows
+    rows_ = gram_buffer_rows(X.shape[1], Y.shape[1], 1 << 23)
     acc, rt, bb = torch.zeros(Y.shape[1], X.shape[1]), torch.randn(rows_, Y.shape[1]), torch.randn(rows_, X.shape[1])
     acc.addmm_(rt.T, bb)
     t_sp = min(_timed(lambda: acc.addmm_(rt.T, bb)) for _ in range(5))
@@ -294,7 +294,7 @@ def roofline_row(name, X, Y, threads, ref=None):
                epoch_products_s_at_small_rate=2 * c["epoch"] / small)
     if ref is None:   # one thread: the reference paths
         idx = np.sort(np.random.default_rng(0).choice(X.shape[0], min(200, X.shape[0]), replace=False))
-        W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(f.model_))
+        W1, b1, W2, b2 = (t.detach() for t in tlp_weights(f.model_))
         with torch.no_grad():
             Sd = (_scores_direct(W1.contiguous(), b1, W2, b2, Xs[idx], "cpu", 2, 1 << 23) / len(idx)).numpy()
         Sg = tlp_scores(f.model_, Xs[idx], method="gram")

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_fals.ipynb #771a1f2e
 from __future__ import annotations
-import inspect, math, os, time, warnings
+import importlib, inspect, math, os, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
@@ -20,10 +20,10 @@ from .checks import check_k, check_int, check_float, check_X, check_Y, check_fea
 from .learners import MultiLabelClassifierMixin, progress
 
 # %% auto #0
-__all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_gradients', 'tlp_scores', 'tlp_cost_model', 'tlp_costs',
-           'tlp_mean_gradient', 'block_scores', 'tlp_attributions', 'attribution_scores', 'train_tlp', 'FALS',
-           'fisher_information_autograd', 'jaccard', 'restricted_spearman', 'fals_stability', 'RFSelector',
-           'LassoSelector', 'LIFT', 'demo']
+__all__ = ['VARIANTS', 'ATTRIBUTIONS', 'make_tlp', 'BlockTLP', 'tlp_weights', 'tlp_gradients', 'gram_buffer_rows',
+           'hidden_activity', 'tlp_scores', 'tlp_mean_gradient', 'block_scores', 'tlp_attributions',
+           'attribution_scores', 'train_tlp', 'FALS', 'fisher_information_autograd', 'jaccard', 'restricted_spearman',
+           'fals_stability', 'RFSelector', 'LassoSelector', 'LIFT', 'demo']
 
 # %% ../nbs/10_fals.ipynb #3af16141
 VARIANTS = ("fals", "fams", "fils", "fims", "falsb")
@@ -157,7 +157,7 @@ class BlockTLP(nn.Module):
         h = self.drop(torch.relu(torch.einsum("bd,cdh->bch", x, self.W1) + self.b1))
         return (h * self.W2).sum(-1) + self.b2
 
-def _tlp_weights(model):
+def tlp_weights(model):
     "(W1 D×H, b1, W2 H×C, b2) of a TLP, in the paper's orientation (x W1)."
     lin = [m for m in model if isinstance(m, nn.Linear)]
     return lin[0].weight.T, lin[0].bias, lin[1].weight.T, lin[1].bias
@@ -165,7 +165,7 @@ def _tlp_weights(model):
 # %% ../nbs/10_fals.ipynb #88dcc39e
 def tlp_gradients(model, x):  # model: TLP from make_tlp; x: (B, D) tensor
     "Per-instance input gradients G (B×C×D) of the sigmoid outputs, Eq. 4, as one batched matrix product."
-    W1, b1, W2, b2 = _tlp_weights(model)
+    W1, b1, W2, b2 = tlp_weights(model)
     # ReLU derivative, Eq. 5
     z = x @ W1 + b1
     M = (z > 0).to(x.dtype)
@@ -194,7 +194,7 @@ def _scores_direct(W1, b1, W2, b2, X, device, power, batch_elems):
     return S
 
 # %% ../nbs/10_fals.ipynb #88dcc39e-s2
-def _buffer_rows(D, C, batch_elems):
+def gram_buffer_rows(D, C, batch_elems):
     "Rows of the stacked operands in one product of the Gram route's second stage (≤ batch_elems elements each)."
     return max(1, batch_elems // max(D, C))
 
@@ -208,7 +208,7 @@ def _scores_gram(W1, b1, W2, b2, X, device, power, batch_elems):
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
     W1 = W1.contiguous()
     W1t = W1.T.contiguous()
-    cap = _buffer_rows(D, C, batch_elems)
+    cap = gram_buffer_rows(D, C, batch_elems)
     # instances whose masks and weights are held at once
     for rows in _batches(N, max(1, 4 * batch_elems // (H + C))):
         z = _first_layer(X[rows], W1, b1, device)
@@ -246,6 +246,16 @@ def _scores_gram(W1, b1, W2, b2, X, device, power, batch_elems):
         if pos: acc.addmm_(Rt[:pos].T, B[:pos])       # S_cd += Σ_(j,h) R_c,jh W1_dj W1_dh
         S += acc.double()
     return S
+
+# %% ../nbs/10_fals.ipynb #af8766df
+def hidden_activity(model, X):  # model: TLP from make_tlp; X: (N, D) float32 ndarray or CSR
+    "n_h: on how many instances of X hidden unit h is active (H,), from one forward pass; 0 for a dead unit."
+    W1, b1 = (t.detach() for t in tlp_weights(model)[:2])
+    W1 = W1.contiguous()
+    cnt = torch.zeros(W1.shape[1], dtype=torch.int64)
+    with torch.no_grad():
+        for idx in _batches(X.shape[0], 4096): cnt += (_first_layer(X[idx], W1, b1, W1.device) > 0).sum(0).cpu()
+    return cnt.numpy()
 
 # %% ../nbs/10_fals.ipynb #88dcc39e-s2b
 def _scores_batched(W1, b1, W2, b2, X, device, power, batch_elems):
@@ -293,13 +303,13 @@ def tlp_scores(model,                # TLP from make_tlp (eval mode)
                X,                    # (N, D) float32 ndarray or CSR
                power=2,              # 2: FALS (Eq. 7, 12); 1: Fisher weighting 1/(f(1-f)) of FILS (Eq. 10)
                device="cpu",
-               # 'direct', 'gram', 'batched' or 'auto' (CPU: fewer multiply-adds, see the cost model above; GPU: batched)
+               # 'direct', 'gram', 'batched' or 'auto' (CPU: the route with fewer multiply-adds; GPU: batched)
                method="auto",
                batch_elems=None,     # largest intermediate tensor, in elements (None: 2**23 on a CPU, 2**27 on a GPU)
                tf32=False,           # allow TF32 inputs in CUDA matrix products (FP32 accumulation); False: exact FP32
               ):
     "Mean squared input gradient per (label, feature), Eq. 12 (C×D), without a Python loop over instances."
-    W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
+    W1, b1, W2, b2 = (t.detach() for t in tlp_weights(model))
     # D×H, feature-major: row d is feature d's weights
     W1 = W1.contiguous()
     D, H = W1.shape
@@ -316,67 +326,19 @@ def tlp_scores(model,                # TLP from make_tlp (eval mode)
     with torch.no_grad(), _matmul_precision(tf32): S = fn(W1, b1, W2, b2, X, device, power, batch_elems)
     return (S / N).cpu().numpy()
 
-# %% ../nbs/10_fals.ipynb #88dcc39e-s4a
-def tlp_cost_model(N, D, H, C,         # instances, features, hidden units, labels
-                   nnz=None,           # non-zeros of X (None: dense, N·D)
-                   batch_size=64,      # mini-batch size B
-                   active=None,        # n_j: instances where live unit j is active (None: no scoring counts)
-                   buffer_rows=None,   # rows of the stacked scoring operand per product (None: all in one)
-                  ) -> dict:
-    "Multiply-adds and bytes moved by one training epoch and (given `active`) by the Gram route's scoring."
-    nnz = N * D if nnz is None else int(nnz)
-    steps, P = math.ceil(N / batch_size), D * H + H + H * C + C
-    out = {"epoch_madds": 2 * nnz * H + 3 * N * H * C, "adam_steps": steps, "weights": P,
-           "epoch_bytes_adam": 28 * P * steps,                    # fused Adam: read w, g, m, v; write w, m, v
-           "epoch_bytes_grad": 4 * P * steps + 8 * nnz * H,       # gradient written; W1 rows scattered into it
-           "epoch_bytes_weights": 8 * H * C * steps + 4 * nnz * H,   # W2 read twice, W1 rows gathered
-           "epoch_bytes_act": 8 * N * (4 * H + 3 * C)}            # activations written once, read once
-    out["epoch_bytes"] = sum(v for k, v in out.items() if k.startswith("epoch_bytes_"))
-    if active is not None:
-        n = np.sort(np.asarray(active, dtype=np.int64))
-        n = n[n > 0]
-        L = len(n)
-        tri = L * (L + 1) // 2                                     # stacked rows: Σ_j (L - j + 1)
-        fwd = nnz * H + N * H * C
-        s1 = C * int(np.sum(n * (L - np.arange(L))))
-        s2 = C * D * tri
-        products = max(1, math.ceil(tri / buffer_rows)) if buffer_rows else 1
-        out.update(score_madds=fwd + s1 + s2, score_forward=fwd, score_stage1=s1, score_stage2=s2, live_units=L,
-                   score_bytes=(4 * nnz * H + 8 * N * (H + C)) + 8 * int(np.sum(n * (C + L - np.arange(L))))
-                   + 12 * C * tri + 8 * D * tri + 8 * C * D * products)
-    return out
+# %% ../nbs/10_fals.ipynb #f815bc07
+_PERFORMANCE_NAMES = ("tlp_cost_model", "tlp_costs")   # defined in mlxplain.fals_performance
 
-# %% ../nbs/10_fals.ipynb #88dcc39e-s4
-def _activity(model, X):
-    "n_h: the number of instances of X on which hidden unit h is active (H,), from one forward pass."
-    W1, b1 = (t.detach() for t in _tlp_weights(model)[:2])
-    W1 = W1.contiguous()
-    cnt = torch.zeros(W1.shape[1], dtype=torch.int64)
-    with torch.no_grad():
-        for idx in _batches(X.shape[0], 4096): cnt += (_first_layer(X[idx], W1, b1, W1.device) > 0).sum(0).cpu()
-    return cnt.numpy()
-
-def tlp_costs(model, X, batch_size=64):
-    "Multiply-adds (and bytes) of one training epoch and of each exact route to Eq. 12 for this network on X."
-    W1, W2 = _tlp_weights(model)[0], _tlp_weights(model)[2]
-    D, H = W1.shape
-    C = W2.shape[1]
-    N = X.shape[0]
-    nnz = X.nnz if sp.issparse(X) else N * D       # a dense X pays for every entry in the first layer
-    m = tlp_cost_model(N, D, H, C, nnz, batch_size, active=_activity(model, X),
-                       buffer_rows=_buffer_rows(D, C, 1 << 23))
-    fwd = m["score_forward"]
-    return {"hidden": H, "live_units": m["live_units"], "epoch": m["epoch_madds"], "epoch_bytes": m["epoch_bytes"],
-            "adam_steps": m["adam_steps"], "weights": m["weights"], "forward": fwd,
-            "gram_stage1": m["score_stage1"], "gram_stage2": m["score_stage2"], "gram": m["score_madds"],
-            "gram_bytes": m["score_bytes"],
-            "gram_full": fwd + C * H * H * (N + D), "direct": fwd + N * C * H * D}
+def __getattr__(name):
+    "The cost model's names, from `mlxplain.fals_performance` on first use (PEP 562), where they are defined."
+    if name in _PERFORMANCE_NAMES: return getattr(importlib.import_module("mlxplain.fals_performance"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # %% ../nbs/10_fals.ipynb #88dcc39e-s5
 def tlp_mean_gradient(model, X, device="cpu", batch_size=4096):
     """Signed mean input gradient (1/N) Σ_n G(x^n) (C×D): linear in the masks,
     so W1 (W2 ∘ Σ_n I_n f_n(1-f_n)) needs one forward pass."""
-    W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
+    W1, b1, W2, b2 = (t.detach() for t in tlp_weights(model))
     acc = torch.zeros_like(W2)                                  # (H, C): Σ_n I_nh f_nc(1-f_nc)
     with torch.no_grad():
         for idx in _batches(X.shape[0], batch_size):
@@ -409,7 +371,7 @@ def tlp_attributions(model, x, method="ig", steps=50, eps=1e-10):  # x: (B, D) t
     """Closed-form attributions A (B×C×D) of the TLP with a zero baseline: 'ig' (Eq. 15, right Riemann sum),
     'deeplift' (rescale rule on the probabilities),
     'lrp' (ε-rule on the logits = input × logit gradient)."""
-    W1, b1, W2, b2 = (t.detach() for t in _tlp_weights(model))
+    W1, b1, W2, b2 = (t.detach() for t in tlp_weights(model))
     if method == "ig":
         G = sum(tlp_gradients(model, x * (k / steps)) for k in range(1, steps + 1)) / steps
         return x[:, None, :] * G.detach()
@@ -432,9 +394,9 @@ def tlp_attributions(model, x, method="ig", steps=50, eps=1e-10):  # x: (B, D) t
 
 def attribution_scores(model, X, method="ig", steps=50, device="cpu", batch_elems=1 << 22):
     "Eq. 12 with an attribution method in place of the gradient: mean over instances of A² (C×D)."
-    W1 = _tlp_weights(model)[0]
+    W1 = tlp_weights(model)[0]
     D = W1.shape[0]
-    C = _tlp_weights(model)[2].shape[1]
+    C = tlp_weights(model)[2].shape[1]
     N = X.shape[0]
     S = torch.zeros(C, D, dtype=torch.float64, device=device)
     bs = max(1, batch_elems // (C * D))
@@ -525,9 +487,10 @@ def _trainable(model, device) -> tuple:
 
 # %% ../nbs/10_fals.ipynb #7790cd36b
 def _epoch_batches(X, order, starts, sparse_ok, device):
-    "get(i, j): rows order[i:j] of X as the forward pass takes them; every tensor moved to the device once an epoch."
+    "get(i, j): rows order[i:j] of X as the forward pass takes them; each tensor moved once."
     if not sp.issparse(X):
-        Xt = torch.from_numpy(np.ascontiguousarray(X[order], dtype=None if sparse_ok else np.float32)).to(device)
+        Xe = np.ascontiguousarray(X[order], dtype=None if sparse_ok else np.float32)
+        Xt = torch.from_numpy(Xe).to(device)
         return lambda i, j: Xt[i:j]
     Xe = X[order]                                 # the epoch's rows in batch order, one gather
     if not sparse_ok: return lambda i, j: torch.from_numpy(Xe[i:j].toarray()).to(device)
@@ -670,15 +633,16 @@ def _validate(self: FALS, N, D):
                                ("weight_decay", 0, np.inf, "a finite number >= 0"),
                                ("dropout", 0, 1, "a number in [0, 1)")):
         v = getattr(self, name)
-        ok = (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-              and np.isfinite(v))
+        ok = (isinstance(v, (int, float, np.integer, np.floating))
+              and not isinstance(v, (bool, np.bool_)) and np.isfinite(v))
         if not ok or not ((lo < v if name == "lr" else lo <= v) and v < hi):
             raise ValueError(f"{name}={v!r}: must be {what}")
     if not isinstance(self.scale, (bool, np.bool_)):
         raise ValueError(f"scale={self.scale!r}: must be True or False")
     ss, n = self.score_subsample, N
     if ss is not None:
-        msg = f"score_subsample={ss!r}: give None (all N={N}), an int in [1, N={N}] or a fraction in (0, 1]"
+        msg = (f"score_subsample={ss!r}: give None (all N={N}), an int in [1, N={N}] "
+               "or a fraction in (0, 1]")
         if isinstance(ss, (bool, np.bool_)): raise ValueError(msg)
         if isinstance(ss, (int, np.integer)): n = int(ss)
         elif isinstance(ss, (float, np.floating)) and 0 < ss <= 1: n = math.ceil(ss * N)
@@ -692,9 +656,9 @@ def _validate(self: FALS, N, D):
 # %% ../nbs/10_fals.ipynb #0c11fc05-s2
 @patch
 def _scale(self: FALS, X):
-    "X in the network's training units, by the rule fitted on the training X (`center_`, `scale_`), whatever X's container."
+    "X in the network's units, by the rule fitted on the training X (`center_`, `scale_`), dense or CSR."
     if self.scale_ is None: return X                           # scale=False
-    if self.center_ is None:                                   # fitted on CSR: no centring, a CSR X stays sparse
+    if self.center_ is None:                                   # fitted on CSR: no centring, stays CSR
         if sp.issparse(X): return sp.csr_matrix(X @ sp.diags(self.scale_), dtype=np.float32)
         return (X * self.scale_).astype(np.float32)
     if sp.issparse(X): X = X.toarray()                         # fitted on dense X: centred
@@ -702,7 +666,7 @@ def _scale(self: FALS, X):
 
 @patch
 def _fit_scale(self: FALS, X):
-    "Per-feature factors from the training X (a constant feature keeps factor 1; none for scale=False); X in training units."
+    "Per-feature factors of the training X (constant feature: 1; none unless scale); X in its units."
     if not self.scale:
         self.center_ = self.scale_ = None
         return X

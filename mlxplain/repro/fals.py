@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10a_fals_experiments.ipynb #e923a7eb
 from __future__ import annotations
-import datetime, io, json, math, time
+import datetime, json, math, time
 from functools import lru_cache, partial
 from pathlib import Path
 import numpy as np
@@ -24,89 +24,72 @@ from .. import metrics as M
 from ..experiments import datasets_by_part, scratch_dir
 
 # %% auto #0
-__all__ = ['PAPER_IDS', 'METHOD_NAMES', 'TABLE3_METHODS', 'TABLE3_NOT_RUN', 'VARIANT_SETTINGS', 'SMALL_SETS', 'FIG34_SETS',
-           'FIG89_SETS', 'FIG9_LAYERS', 'FIG9_ACTIVATIONS', 'LEAF_SETS', 'SCALE_SETS', 'CV_SETS', 'CV_FOLDS',
-           'CV_METRICS', 'PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'PART_DATASETS',
-           'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS',
-           'PART_FILES', 'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell', 'variants_cell',
-           'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores', 'architecture_sweep',
-           'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics', 'cv_fold', 'wilcoxon_pairs', 'reproduce',
-           'verify_table3', 'load_result', 'seed_stats', 'paired_test', 'confirm_cell', 'confirm_frame']
+__all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'SMALL_SETS', 'FIG34_SETS',
+           'FIG89_SETS', 'LEAF_SETS', 'SCALE_SETS', 'CV_SETS', 'PART_DATASETS', 'FORMING_SETS', 'CONFIRM_SETS',
+           'CONFIRM_SPLITS', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'PAPER_IDS',
+           'METHOD_NAMES', 'TABLE3_METHODS', 'TABLE3_NOT_RUN', 'VARIANT_SETTINGS', 'FIG9_LAYERS', 'FIG9_ACTIVATIONS',
+           'CV_FOLDS', 'CV_METRICS', 'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell',
+           'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores',
+           'architecture_sweep', 'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics', 'cv_fold',
+           'wilcoxon_pairs', 'load_result', 'seed_stats', 'paired_test', 'confirm_cell', 'confirm_frame', 'reproduce',
+           'verify_table3']
 
-# %% ../../nbs/10a_fals_experiments.ipynb #f1ccb254
-_T3_HL_OE = """metric id BRDT RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS
-HL #1 0.0742 0.0791 0.0782 0.0720 0.0858 0.0763 0.0918 0.0767 0.0752 0.0888 0.0719
-HL #2 0.0149 0.0139 0.0109 0.0103 0.0125 0.0123 0.0156 0.0105 0.0106 0.0113 0.0104
-HL #3 0.0483 0.0486 0.0501 0.0606 0.0624 0.0643 0.0935 0.0500 0.0828 0.0849 0.0495
-HL #4 0.0538 0.0569 0.0562 0.0619 0.0567 0.0490 0.0663 0.0576 0.0607 0.0696 0.0533
-HL #5 0.0583 0.0627 0.0661 0.0795 0.0586 0.0605 0.0770 0.0756 0.0830 0.0901 0.0710
-HL #6 0.1746 0.1907 0.1835 0.2130 0.2209 0.2230 0.2268 0.1908 0.1998 0.2578 0.1896
-HL #7 0.0198 0.0189 0.0210 0.0225 0.0162 0.0165 0.0275 0.0217 0.0295 0.0278 0.0207
-HL #8 0.0182 0.0176 0.0172 0.0180 0.0144 0.0179 0.0320 0.0170 0.0181 0.0185 0.0177
-HL #9 0.0335 0.0288 0.0237 0.0209 0.0259 0.0248 0.0297 0.0210 0.0226 0.0231 0.0213
-HL #10 0.0587 0.0689 0.0607 0.0522 0.0676 0.0465 0.0677 0.0567 0.0467 0.0560 0.0488
-OE #1 0.3659 0.3756 0.3650 0.3805 0.4389 0.4416 0.3900 0.3416 0.3470 0.4127 0.3704
-OE #2 0.8537 0.8507 0.7518 0.8040 0.8267 0.7980 0.8531 0.7458 0.7920 0.7974 0.7416
-OE #3 0.2896 0.2830 0.2944 0.2877 0.4644 0.4815 0.5097 0.3077 0.6743 0.5821 0.2688
-OE #4 0.7248 0.7265 0.7097 0.7819 0.7984 0.7943 0.8140 0.7109 0.7515 0.8300 0.7175
-OE #5 0.2569 0.2704 0.2737 0.3179 0.2700 0.2759 0.3327 0.2846 0.3487 0.3802 0.2501
-OE #6 0.2998 0.3367 0.2931 0.2777 0.3823 0.1969 0.4146 0.2977 0.2614 0.3723 0.2330
-OE #7 0.6328 0.6178 0.6280 0.7445 0.7200 0.6911 0.8024 0.6239 0.8150 0.7865 0.6170
-OE #8 0.7102 0.7072 0.6945 0.7594 0.7300 0.8271 0.8732 0.7061 0.7412 0.7584 0.6928
-OE #9 0.6580 0.6471 0.5877 0.5532 0.6309 0.6188 0.6240 0.4862 0.5259 0.5929 0.5214
-OE #10 0.8472 0.8337 0.7715 0.8265 0.8607 0.8946 0.8769 0.7663 0.7388 0.8006 0.7380"""
-
-# %% ../../nbs/10a_fals_experiments.ipynb #f1ccb256
-_T3_RL_AP = """RL #1 0.2988 0.3023 0.2770 0.2396 0.3485 0.3354 0.3224 0.2455 0.2430 0.2728 0.2281
-RL #2 0.3384 0.2835 0.2066 0.2170 0.3411 0.2867 0.2502 0.1807 0.1919 0.1932 0.2243
-RL #3 0.1529 0.1495 0.1376 0.1152 0.2513 0.3409 0.2184 0.1665 0.1928 0.2074 0.1253
-RL #4 0.4614 0.4658 0.4561 0.4700 0.5195 0.4431 0.5119 0.4199 0.4162 0.4831 0.4432
-RL #5 0.1223 0.1295 0.1018 0.1214 0.1344 0.1244 0.1322 0.1239 0.1195 0.1395 0.0789
-RL #6 0.2583 0.2794 0.2454 0.2320 0.3249 0.3266 0.3283 0.2424 0.2058 0.2903 0.1702
-RL #7 0.3130 0.3127 0.3012 0.3243 0.4076 0.4698 0.3842 0.3034 0.3682 0.3702 0.3095
-RL #8 0.3366 0.3350 0.3166 0.3319 0.3656 0.4077 0.3921 0.3018 0.3289 0.3316 0.3183
-RL #9 0.3097 0.2889 0.2391 0.1942 0.3478 0.3375 0.2784 0.1768 0.2019 0.2105 0.2066
-RL #10 0.5335 0.5185 0.3900 0.3631 0.5460 0.5669 0.5521 0.3800 0.3127 0.4095 0.3530
-AP #1 0.5710 0.5625 0.5858 0.5996 0.5034 0.6192 0.5413 0.6112 0.6070 0.5610 0.6193
-AP #2 0.1067 0.1544 0.2088 0.1961 0.1117 0.1679 0.1449 0.2009 0.1989 0.1902 0.2144
-AP #3 0.7589 0.7621 0.7692 0.7857 0.6107 0.6284 0.5432 0.7409 0.5151 0.5635 0.7859
-AP #4 0.3205 0.3172 0.3295 0.2886 0.2540 0.4088 0.2521 0.3496 0.3280 0.2570 0.3334
-AP #5 0.7474 0.7352 0.7630 0.6990 0.7341 0.7245 0.6872 0.7264 0.6635 0.6480 0.7720
-AP #6 0.7874 0.7661 0.7946 0.7961 0.7343 0.8918 0.7226 0.7913 0.8101 0.7447 0.8363
-AP #7 0.3385 0.3381 0.3443 0.2368 0.2099 0.2371 0.1929 0.3486 0.1923 0.1950 0.3465
-AP #8 0.3017 0.3052 0.3209 0.2616 0.2758 0.2873 0.2518 0.3101 0.2815 0.2648 0.3196
-AP #9 0.1990 0.2181 0.2561 0.2419 0.1865 0.2426 0.1981 0.2867 0.2634 0.2124 0.2790
-AP #10 0.2119 0.2254 0.3221 0.2986 0.1993 0.3537 0.1886 0.3199 0.3553 0.2846 0.3536"""
-_T3 = _T3_HL_OE + "\n" + _T3_RL_AP
+# %% ../../nbs/10a_fals_experiments.ipynb #9c008322
+PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale", "confirm")
+DEFAULT_PARTS = PARTS
+SEEDS = tuple(range(10))   # the paper's 10 initialisations
+# seeds each part runs when `reproduce` is given none: verdicts from 5 seeds, Fig. 3/4 from 10;
+# the protocol check and the 10-fold CV (whose folds give the spread) from the first
+PART_SEEDS = {**{p: SEEDS[:5] for p in PARTS}, "variants": SEEDS, "leaf": SEEDS[:1], "cv": SEEDS[:1]}
+QUICK_SEEDS = 3            # quick: the first three seeds (of those a part runs)
+TABLE3_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng", "tmc2007-500",
+               "delicious", "imdb")
+SMALL_SETS = ("emotions", "yeast", "scene")   # small sets of Fig. 3/4, 8 and 9, besides the paper's own
+FIG34_SETS = ("20ng",)           # the paper's own Fig. 3/4 data set
+FIG89_SETS = ("corel5k", "bibtex", "20ng", "tmc2007-500")   # the paper's moderate sets of Fig. 8, 9 (width)
+LEAF_SETS = ("tmc2007-500", "enron")   # the tree-growth / split sensitivity check
+SCALE_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng")   # feature scale
+CV_SETS = ("20ng", "corel5k", "tmc2007-500", "bibtex", "delicious", "imdb")   # the staged sets of Tables 5–9
+PART_DATASETS = {"table3": TABLE3_SETS, "variants": tuple(dict.fromkeys(SMALL_SETS + FIG34_SETS)),
+                 "ksweep": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)),
+                 "hidden": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)), "arch": SMALL_SETS,
+                 "leaf": LEAF_SETS, "cv": CV_SETS, "scale": SCALE_SETS}
+FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000, max_labels=50), Table 3's protocol
+CONFIRM_SETS = ("birds", "flags", "genbase")
+CONFIRM_SPLITS = (0, 1, 2)   # 0: the set's own split (Table 3's), 1-2: stratified re-splits
+PART_DATASETS["confirm"] = CONFIRM_SETS
+DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
+QUICK_DATASETS = ("emotions", "yeast")
+QUICK_PART_DATASETS = {p: QUICK_DATASETS if p == "table3" else QUICK_DATASETS[:1] for p in PARTS}
+QUICK_PART_DATASETS["confirm"] = ("flags",)
+PART_FILES = {"table3": ("table3.csv",), "variants": ("fig3_variants.csv", "fig4_similarity.csv"),
+              "ksweep": ("fig8_k.csv",), "hidden": ("fig9_hidden.csv",), "arch": ("fig9_arch.csv",),
+              "leaf": ("tree_leaf_sensitivity.csv",), "cv": ("cv_folds.csv",),
+              "scale": ("scale_default.csv",)}
 
 # %% ../../nbs/10a_fals_experiments.ipynb #f1ccb258
-_T4 = """id RF LASSO GEFS LIFT LACE FSRD GLFS LRDG FLFS FALS FALS_GPU
-#1 79 1.1 136 170 1728 29444 1214 290 87 5.8 6.6
-#2 87.4 1.9 951 246 10908 1312 7.1 22 14 5.4 1.6
-#3 29.3 1.3 100 1175 99 4898 170 120 85 1.7 1.6
-#4 45.4 1.1 168 143 737 15233 537 152 112 4.0 4.4
-#5 58.8 1.5 297 76 5645 42351 1015 444 380 6.7 8.1
-#6 7.2 0.9 30 12 142 7321 169 67 70 2.4 3.1
-#7 16.5 6.8 836 1429 4754 6526 137 78 59 6.3 2.7
-#8 885 175 12980 34872 234557 11653 266042 16144 15554 100 30
-#9 162 23 8074 1968 197094 13521 13378 298 11928 91 10
-#10 185 11 1681 1448 68089 11384 84014 12800 5679 40 38"""
-
 PAPER_IDS = {"#1": "20ng", "#2": "corel5k", "#3": "HumanGO", "#4": "Ohsumed", "#5": "tmc2007-500",
              "#6": "Yelp", "#7": "bibtex", "#8": "Bookmarks", "#9": "delicious", "#10": "imdb"}
 METHOD_NAMES = {"BRDT": "brdt", "RF": "rf", "LASSO": "lasso", "LIFT": "lift", "FALS": "fals"}
 
+def _paper_csv(name) -> pd.DataFrame:
+    "One of the paper's tables as typed from its text: `paper_<name>.csv` beside the chapter's committed results."
+    path = results_dir("fals") / f"paper_{name}.csv"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: the paper's numbers are files of nbs/results/fals in a checkout")
+    return pd.read_csv(path)
+
 def paper_table3() -> pd.DataFrame:
     "Table 3 of the paper (all 11 methods, 10 data sets) as a tidy frame: metric, dataset, method, paper."
-    df = pd.read_csv(io.StringIO(_T3), sep=" ").melt(id_vars=["metric", "id"], var_name="method",
-                                                     value_name="paper")
+    df = _paper_csv("table3").melt(id_vars=["metric", "id"], var_name="method", value_name="paper")
     df["dataset"] = df["id"].map(PAPER_IDS)
     df["method"] = df["method"].map(lambda m: METHOD_NAMES.get(m, m))
     return df[["metric", "dataset", "method", "paper"]]
 
 def paper_table4() -> pd.DataFrame:
     "Table 4 (dimension-reduction seconds on the paper's laptop) as a tidy frame: dataset, method, paper."
-    df = pd.read_csv(io.StringIO(_T4), sep=" ").melt(id_vars=["id"], var_name="method", value_name="paper")
+    df = _paper_csv("table4").melt(id_vars=["id"], var_name="method", value_name="paper")
     df["dataset"] = df["id"].map(PAPER_IDS)
     df["method"] = df["method"].map(lambda m: METHOD_NAMES.get(m, m))
     return df[["dataset", "method", "paper"]]
@@ -206,9 +189,6 @@ VARIANT_SETTINGS = {"FALS": {}, "epoch20": {"epochs": 20}, "epoch50": {"epochs":
                     "Dropout": {"dropout": 0.5},
                     "FALSb": {"variant": "falsb"}, "IG": {"attribution": "ig"},
                     "DeepLIFT": {"attribution": "deeplift"}, "LRP": {"attribution": "lrp"}}
-SMALL_SETS = ("emotions", "yeast", "scene")   # small sets of Fig. 3/4, 8 and 9, besides the paper's own
-FIG34_SETS = ("20ng",)           # the paper's own Fig. 3/4 data set
-FIG89_SETS = ("corel5k", "bibtex", "20ng", "tmc2007-500")   # the paper's moderate sets of Fig. 8, 9 (width)
 
 def variants_cell(dataset,         # registered data set name
                   seed,            # the unit: split `seed`, and the seed of every variant's fit and of the trees
@@ -354,8 +334,6 @@ def architecture_sweep(dataset, data_home=None, seed=0, layers=FIG9_LAYERS,
     return pd.DataFrame(rows)
 
 # %% ../../nbs/10a_fals_experiments.ipynb #de26dc4e
-LEAF_SETS = ("tmc2007-500", "enron")   # data sets of the tree-growth / split sensitivity check
-
 def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, resplit=True):
     "FALS's features (k/D = 0.1) under BR trees of each `min_samples_leaf`; own split and a 2:1 resplit."
     torch.set_num_threads(1)
@@ -374,9 +352,6 @@ def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, resplit=Tr
     return pd.DataFrame(rows)
 
 # %% ../../nbs/10a_fals_experiments.ipynb #de26dc51
-# the staged sets cheap enough for 5 seeds here
-SCALE_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng")
-
 def scale_cell(dataset, seed, data_home=None, k_ratio=0.1) -> list:
     "Table 3's evaluation of FALS(scale=False), FALS(scale=True) and k random features per label; unit `seed`."
     torch.set_num_threads(1)
@@ -392,73 +367,15 @@ def scale_cell(dataset, seed, data_home=None, k_ratio=0.1) -> list:
     rows.append({"method": "random", "k": k, "select_s": 0.0, **evaluate(tr, te, rand, tree_seed=seed)})
     return rows
 
-# %% ../../nbs/10a_fals_experiments.ipynb #d6880010
-_T59_HL_OE_RL = """metric dataset GLFS LRDG FLFS FALS
-HL 20NG 0.0691 0.0685 0.1023 0.0675
-HL Corel5k 0.0140 0.0139 0.0176 0.0095
-HL HumanGO 0.0455 0.0485 0.0553 0.0447
-HL Ohsumed 0.0590 0.0582 0.0656 0.0542
-HL Tmc2007_500 0.0731 0.0716 0.0701 0.0720
-HL Yelp 0.1683 0.1643 0.2073 0.1807
-HL Bibtex 0.0186 0.0215 0.0286 0.0198
-HL Bookmarks 0.0189 0.0211 0.0232 0.0180
-HL Delicious 0.0221 0.0221 0.0291 0.0214
-HL Imdb - 0.0540 0.0606 0.0464
-OE 20NG 0.5933 0.5931 0.7474 0.3483
-OE Corel5k 0.7884 0.7918 0.8630 0.7016
-OE HumanGO 0.2734 0.2727 0.4885 0.2489
-OE Ohsumed 0.8538 0.8555 0.9517 0.6589
-OE Tmc2007_500 0.2821 0.2860 0.3057 0.2592
-OE Yelp 0.1664 0.1642 0.1812 0.2111
-OE Bibtex 0.6022 0.6041 0.9475 0.5871
-OE Bookmarks 0.9061 0.9060 0.9528 0.6947
-OE Delicious 0.6235 0.6211 0.7739 0.5261
-OE Imdb - 0.9237 0.9372 0.7287
-RL 20NG 0.3653 0.3658 0.5085 0.2003
-RL Corel5k 0.8766 0.8818 0.9152 0.1545
-RL HumanGO 0.2476 0.2461 0.4224 0.1321
-RL Ohsumed 0.3904 0.3933 0.4786 0.3709
-RL Tmc2007_500 0.3089 0.3123 0.3403 0.0698
-RL Yelp 0.2839 0.2805 0.3306 0.1517
-RL Bibtex 0.5923 0.5979 0.9380 0.2936
-RL Bookmarks 0.8800 0.8818 0.9258 0.3179
-RL Delicious 0.7581 0.7592 0.7965 0.1782
-RL Imdb - 0.5280 0.5351 0.3439"""
-
-# %% ../../nbs/10a_fals_experiments.ipynb #d6880012
-_T59_AP_AUC = """AP 20NG 0.6913 0.6915 0.5661 0.6433
-AP Corel5k 0.1693 0.1677 0.1292 0.2583
-AP HumanGO 0.7878 0.7885 0.6258 0.7911
-AP Ohsumed 0.6451 0.6430 0.5718 0.4055
-AP Tmc2007_500 0.7226 0.7198 0.6982 0.7654
-AP Yelp 0.9195 0.9200 0.9037 0.8509
-AP Bibtex 0.3577 0.3546 0.0763 0.3708
-AP Bookmarks 0.1023 0.1016 0.0668 0.3197
-AP Delicious 0.1709 0.1697 0.1254 0.2927
-AP Imdb - 0.5269 0.5178 0.3612
-microAUC 20NG 0.7307 0.7287 0.6253 0.7699
-microAUC Corel5k 0.5597 0.5569 0.5382 0.8374
-microAUC HumanGO 0.8551 0.8553 0.7647 0.8705
-microAUC Ohsumed 0.6231 0.6204 0.5317 0.6626
-microAUC Tmc2007_500 0.8262 0.8233 0.8099 0.9219
-microAUC Yelp 0.8060 0.8106 0.7657 0.8442
-microAUC Bibtex 0.6843 0.6828 0.5233 0.7039
-microAUC Bookmarks 0.5609 0.5598 0.5354 0.6303
-microAUC Delicious 0.6146 0.6140 0.5960 0.8171
-microAUC Imdb - 0.5540 0.5442 0.6301"""
-_T59 = _T59_HL_OE_RL + "\n" + _T59_AP_AUC
-
 # %% ../../nbs/10a_fals_experiments.ipynb #d6880014
 _CV_NAMES = {"20NG": "20ng", "Corel5k": "corel5k", "Tmc2007_500": "tmc2007-500", "Bibtex": "bibtex",
              "Delicious": "delicious", "Imdb": "imdb"}
-# the staged sets of Tables 5–9
-CV_SETS = ("20ng", "corel5k", "tmc2007-500", "bibtex", "delicious", "imdb")
 CV_FOLDS = 10
 CV_METRICS = ["HL", "OE", "RL", "AP", "microAUC"]
 
 def paper_cv_tables() -> pd.DataFrame:
     "Tables 5–9 of the paper (10-fold CV; GLFS, LRDG, FLFS, FALS): metric, dataset, method, paper."
-    df = pd.read_csv(io.StringIO(_T59), sep=" ", na_values="-")   # '-' in the paper: NaN
+    df = _paper_csv("tables5_9")   # an empty field: the paper's '-' (GLFS on Imdb took over 100 h)
     df = df.melt(id_vars=["metric", "dataset"], var_name="method", value_name="paper")
     df["dataset"] = df["dataset"].map(lambda d: _CV_NAMES.get(d, d))
     df["method"] = df["method"].str.lower()
@@ -539,33 +456,95 @@ def wilcoxon_pairs(df,                         # tidy results: columns dataset, 
                          labels=["none", "thin", "thick"]).astype(str)
     return out
 
-# %% ../../nbs/10a_fals_experiments.ipynb #9c008322
-PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale", "confirm")
-DEFAULT_PARTS = PARTS
-SEEDS = tuple(range(10))   # the paper's 10 initialisations
-# seeds each part runs when `reproduce` is given none: verdicts from 5 seeds, Fig. 3/4 from 10;
-# the protocol check and the 10-fold CV (whose folds give the spread) from the first
-PART_SEEDS = {**{p: SEEDS[:5] for p in PARTS}, "variants": SEEDS, "leaf": SEEDS[:1], "cv": SEEDS[:1]}
-QUICK_SEEDS = 3            # quick: the first three seeds (of those a part runs)
-TABLE3_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng", "tmc2007-500",
-               "delicious", "imdb")
-PART_DATASETS = {"table3": TABLE3_SETS, "variants": tuple(dict.fromkeys(SMALL_SETS + FIG34_SETS)),
-                 "ksweep": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)),
-                 "hidden": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)), "arch": SMALL_SETS,
-                 "leaf": LEAF_SETS, "cv": CV_SETS, "scale": SCALE_SETS}
-FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
-# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000, max_labels=50), Table 3's protocol
-CONFIRM_SETS = ("birds", "flags", "genbase")
-CONFIRM_SPLITS = (0, 1, 2)   # 0: the set's own split (Table 3's), 1-2: stratified re-splits
-PART_DATASETS["confirm"] = CONFIRM_SETS
-DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
-QUICK_DATASETS = ("emotions", "yeast")
-QUICK_PART_DATASETS = {p: QUICK_DATASETS if p == "table3" else QUICK_DATASETS[:1] for p in PARTS}
-QUICK_PART_DATASETS["confirm"] = ("flags",)
-PART_FILES = {"table3": ("table3.csv",), "variants": ("fig3_variants.csv", "fig4_similarity.csv"),
-              "ksweep": ("fig8_k.csv",), "hidden": ("fig9_hidden.csv",), "arch": ("fig9_arch.csv",),
-              "leaf": ("tree_leaf_sensitivity.csv",), "cv": ("cv_folds.csv",),
-              "scale": ("scale_default.csv",)}
+# %% ../../nbs/10a_fals_experiments.ipynb #7f91fa75
+def load_result(name,          # a file of PART_FILES without '.csv', e.g. "table3" or "fig8_k"
+                out_dir=None,  # results folder (default: results_dir("fals"))
+               ):
+    "A committed result table as written (by any code version), or None after one line saying what to run."
+    path = Path(out_dir if out_dir is not None else results_dir("fals")) / f"{name}.csv"
+    if path.exists(): return pd.read_csv(path, dtype={"_version": str})
+    part = next((p for p, fs in PART_FILES.items() if path.name in fs), None)
+    if part is None:
+        raise ValueError(f"name={name!r}: not a result of this chapter; one of {sorted(PART_FILES.values())}")
+    print(f"{path.name} is not in {path.parent}: run `mlxplain reproduce fals --parts {part}`")
+
+# %% ../../nbs/10a_fals_experiments.ipynb #7f91fa77
+HIGHER_BETTER = ("AP", "microAUC")   # metrics where higher is better (the others are losses)
+
+def seed_stats(df,                              # tidy results, one row per seed (or fold)
+               by,                              # grouping columns, e.g. ["dataset", "method"]
+               metrics=("HL", "OE", "RL", "AP"),
+              ) -> pd.DataFrame:
+    "Mean, standard error and count over the rows of each group `by`, per metric: by…, metric, mean, se, n."
+    long = df.melt(id_vars=list(by), value_vars=list(metrics), var_name="metric")
+    g = long.groupby(list(by) + ["metric"], sort=False)["value"]
+    return g.agg(mean="mean", se="sem", n="count").reset_index()
+
+def _paired_p(x, y, d) -> tuple:
+    "(paired t-test p, Wilcoxon p) of x against y, d = signed differences; 1.0 when they never differ."
+    from scipy.stats import ttest_rel, wilcoxon
+    if not (d != 0).any(): return 1.0, 1.0
+    p_t = 0.0 if np.std(d) == 0 else float(ttest_rel(x, y).pvalue) if len(d) > 1 else 1.0
+    return p_t, float(wilcoxon(d).pvalue)
+
+def paired_test(df, col, a, b,                  # compare rows with df[col] == a against df[col] == b
+                on=("seed",),                   # the pairing: seeds, or ("seed", "fold")
+                by=("dataset",),                # one test per group
+                metrics=("HL", "OE", "RL", "AP"),
+                alpha=0.05,                     # level of the paired t-test behind `better`
+               ) -> pd.DataFrame:
+    """`a` against `b` paired over `on` per group `by` and metric: n, means, `delta` (mean of a − b, signed
+    so that < 0 means a is better), pairs each wins, t-test and Wilcoxon p, and `better`: 'a', 'b' or ''
+    (p_t ≥ alpha)."""
+    rows = []
+    for key, g in df[df[col].isin([a, b])].groupby(list(by), sort=False):
+        for m in metrics:
+            w = g.pivot_table(index=list(on), columns=col, values=m).dropna()
+            if a not in w or b not in w or w.empty: continue
+            d = ((w[a] - w[b]) * (-1 if m in HIGHER_BETTER else 1)).to_numpy()   # < 0: a is better
+            p_t, p_w = _paired_p(w[a].to_numpy(), w[b].to_numpy(), d)
+            rows.append({**dict(zip(by, key)), "metric": m, "n": len(d), "a_mean": w[a].mean(),
+                         "b_mean": w[b].mean(), "delta": float(d.mean()),
+                         "a_better": int((d < 0).sum()), "b_better": int((d > 0).sum()),
+                         "p_t": p_t, "p_wilcoxon": p_w,
+                         "better": "" if p_t >= alpha else "a" if d.mean() < 0 else "b"})
+    cols = [*by, "metric", "n", "a_mean", "b_mean", "delta", "a_better", "b_better", "p_t", "p_wilcoxon",
+            "better"]
+    return pd.DataFrame(rows, columns=cols)
+
+# %% ../../nbs/10a_fals_experiments.ipynb #fcf0cd01
+def confirm_cell(dataset,          # a held-out set
+                 split,            # 0: the set's own split; s >= 1: a stratified re-split (resampled_split)
+                 seed,             # seed of every selector and of the BR decision trees
+                 data_home=None, k_ratio=0.1) -> list:
+    "One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on one split, selectors and trees seeded by `seed`."
+    out = []
+    for m in TABLE3_METHODS:
+        r = table3_cell(dataset, m, seed, data_home, k_ratio, split=split, tree_seed=seed)
+        out += r if isinstance(r, list) else [r]
+    return out
+
+def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, HL, OE, RL, AP, ...)
+                  claims):  # the chapter's claims file
+    """The tidy frame `evaluate_claims` reads, one unit per (split, seed) within a set: a claim's `where` either ranks the
+    methods `rank_among` per metric (1 = best; AP: higher is better) and takes each side's mean rank over `metrics`,
+    or takes each side's value of one `metric`."""
+    rows = pd.DataFrame(rows)
+    key = ["dataset", "split", "seed"]
+    out = []
+    for c in claims["claims"]:
+        w = c["where"]
+        if "rank_among" in w:
+            r = rows[rows.method.isin(w["rank_among"])].melt(id_vars=key + ["method"], value_vars=w["metrics"],
+                                                            var_name="metric")
+            r["s"] = np.where(r.metric.isin(HIGHER_BETTER), -r.value, r.value)
+            r["v"] = r.groupby(key + ["metric"])["s"].rank(method="min")
+            v = r.groupby(key + ["method"])["v"].mean().reset_index()
+        else: v = rows.assign(v=rows[w["metric"]])[key + ["method", "v"]]
+        for s in ("a", "b"):
+            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", side=s, value=x.v)
+                    for x in v[v.method == w[s]].itertuples()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
 
 # %% ../../nbs/10a_fals_experiments.ipynb #b3dd3ce5
 def _frame_cell(protocol, dataset, seed, data_home=None) -> list:
@@ -745,93 +724,3 @@ def verify_table3(out_dir=None,   # results folder with table3.csv (default: res
             diff = max(abs(float(old[k].iloc[0]) - r[k]) for k in ("HL", "OE", "RL", "AP"))
             rows.append({"dataset": d, "method": r["method"], "max_abs_diff": diff, "identical": diff <= tol})
     return pd.DataFrame(rows)
-
-# %% ../../nbs/10a_fals_experiments.ipynb #7f91fa75
-def load_result(name,          # a file of PART_FILES without '.csv', e.g. "table3" or "fig8_k"
-                out_dir=None,  # results folder (default: results_dir("fals"))
-               ):
-    "A committed result table as written (by any code version), or None after one line saying what to run."
-    path = Path(out_dir if out_dir is not None else results_dir("fals")) / f"{name}.csv"
-    if path.exists(): return pd.read_csv(path, dtype={"_version": str})
-    part = next((p for p, fs in PART_FILES.items() if path.name in fs), None)
-    if part is None:
-        raise ValueError(f"name={name!r}: not a result of this chapter; one of {sorted(PART_FILES.values())}")
-    print(f"{path.name} is not in {path.parent}: run `mlxplain reproduce fals --parts {part}`")
-
-# %% ../../nbs/10a_fals_experiments.ipynb #7f91fa77
-HIGHER_BETTER = ("AP", "microAUC")   # metrics where higher is better (the others are losses)
-
-def seed_stats(df,                              # tidy results, one row per seed (or fold)
-               by,                              # grouping columns, e.g. ["dataset", "method"]
-               metrics=("HL", "OE", "RL", "AP"),
-              ) -> pd.DataFrame:
-    "Mean, standard error and count over the rows of each group `by`, per metric: by…, metric, mean, se, n."
-    long = df.melt(id_vars=list(by), value_vars=list(metrics), var_name="metric")
-    g = long.groupby(list(by) + ["metric"], sort=False)["value"]
-    return g.agg(mean="mean", se="sem", n="count").reset_index()
-
-def _paired_p(x, y, d) -> tuple:
-    "(paired t-test p, Wilcoxon p) of x against y, d = signed differences; 1.0 when they never differ."
-    from scipy.stats import ttest_rel, wilcoxon
-    if not (d != 0).any(): return 1.0, 1.0
-    p_t = 0.0 if np.std(d) == 0 else float(ttest_rel(x, y).pvalue) if len(d) > 1 else 1.0
-    return p_t, float(wilcoxon(d).pvalue)
-
-def paired_test(df, col, a, b,                  # compare rows with df[col] == a against df[col] == b
-                on=("seed",),                   # the pairing: seeds, or ("seed", "fold")
-                by=("dataset",),                # one test per group
-                metrics=("HL", "OE", "RL", "AP"),
-                alpha=0.05,                     # level of the paired t-test behind `better`
-               ) -> pd.DataFrame:
-    """`a` against `b` paired over `on` per group `by` and metric: n, means, `delta` (mean of a − b, signed
-    so that < 0 means a is better), pairs each wins, t-test and Wilcoxon p, and `better`: 'a', 'b' or ''
-    (p_t ≥ alpha)."""
-    rows = []
-    for key, g in df[df[col].isin([a, b])].groupby(list(by), sort=False):
-        for m in metrics:
-            w = g.pivot_table(index=list(on), columns=col, values=m).dropna()
-            if a not in w or b not in w or w.empty: continue
-            d = ((w[a] - w[b]) * (-1 if m in HIGHER_BETTER else 1)).to_numpy()   # < 0: a is better
-            p_t, p_w = _paired_p(w[a].to_numpy(), w[b].to_numpy(), d)
-            rows.append({**dict(zip(by, key)), "metric": m, "n": len(d), "a_mean": w[a].mean(),
-                         "b_mean": w[b].mean(), "delta": float(d.mean()),
-                         "a_better": int((d < 0).sum()), "b_better": int((d > 0).sum()),
-                         "p_t": p_t, "p_wilcoxon": p_w,
-                         "better": "" if p_t >= alpha else "a" if d.mean() < 0 else "b"})
-    cols = [*by, "metric", "n", "a_mean", "b_mean", "delta", "a_better", "b_better", "p_t", "p_wilcoxon",
-            "better"]
-    return pd.DataFrame(rows, columns=cols)
-
-# %% ../../nbs/10a_fals_experiments.ipynb #fcf0cd01
-def confirm_cell(dataset,          # a held-out set
-                 split,            # 0: the set's own split; s >= 1: a stratified re-split (resampled_split)
-                 seed,             # seed of every selector and of the BR decision trees
-                 data_home=None, k_ratio=0.1) -> list:
-    "One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on one split, selectors and trees seeded by `seed`."
-    out = []
-    for m in TABLE3_METHODS:
-        r = table3_cell(dataset, m, seed, data_home, k_ratio, split=split, tree_seed=seed)
-        out += r if isinstance(r, list) else [r]
-    return out
-
-def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, HL, OE, RL, AP, ...)
-                  claims):  # the chapter's claims file
-    """The tidy frame `evaluate_claims` reads, one unit per (split, seed) within a set: a claim's `where` either ranks the
-    methods `rank_among` per metric (1 = best; AP: higher is better) and takes each side's mean rank over `metrics`,
-    or takes each side's value of one `metric`."""
-    rows = pd.DataFrame(rows)
-    key = ["dataset", "split", "seed"]
-    out = []
-    for c in claims["claims"]:
-        w = c["where"]
-        if "rank_among" in w:
-            r = rows[rows.method.isin(w["rank_among"])].melt(id_vars=key + ["method"], value_vars=w["metrics"],
-                                                            var_name="metric")
-            r["s"] = np.where(r.metric.isin(HIGHER_BETTER), -r.value, r.value)
-            r["v"] = r.groupby(key + ["metric"])["s"].rank(method="min")
-            v = r.groupby(key + ["method"])["v"].mean().reset_index()
-        else: v = rows.assign(v=rows[w["metric"]])[key + ["method", "v"]]
-        for s in ("a", "b"):
-            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", side=s, value=x.v)
-                    for x in v[v.method == w[s]].itertuples()]
-    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
