@@ -16,7 +16,8 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from .checks import check_k, check_int, check_float, check_X, check_Y, check_feature_names, check_verbose
+from .checks import (check_k, check_int, check_float, check_X, check_Y, check_feature_names, check_verbose,
+                             check_estimator)
 from .learners import MultiLabelClassifierMixin, progress
 
 # %% auto #0
@@ -948,7 +949,8 @@ def fit(self: LIFT, X, Y):
     t0 = time.perf_counter()
     X, Y = self._fit_features(X, Y)
     self.features_time_ = time.perf_counter() - t0
-    est = self.estimator if self.estimator is not None else DecisionTreeClassifier(random_state=0)
+    est = check_estimator("estimator", self.estimator)
+    est = est if est is not None else DecisionTreeClassifier(random_state=0)
     self.estimators_ = [int(Y[0, c]) if cen is None
                         else clone(est).fit(self._distances(X, c), Y[:, c].astype(int))
                         for c, cen in enumerate(self.centers_)]
