@@ -308,6 +308,14 @@ def _paper_friedman_p() -> dict:
     t = t[t["statistic"] == "friedman_p"]
     return dict(zip(t["loss"], t["value"].astype(float).tolist()))
 
+def __getattr__(name):   # PAPER_CLAIMS, the paper's statements as one dict, read from paper_*.csv when asked for
+    if name != "PAPER_CLAIMS": raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    num, said = paper_table("numbers"), paper_table("claims").set_index("claim")["paper"]
+    return {"friedman_p": _paper_friedman_p(),
+            "composite_avg_rank_prakel": float(num.loc[num["statistic"] == "avg_rank_prakel", "value"].iloc[0]),
+            "prakel_beats_prakel_t_f1": said["PRAkEL < PRAkEL_t under F1"],
+            "sw_never_worse_than_prakel": said["PRAkEL-SW < PRAkEL under F1"]}
+
 # %% ../../nbs/30a_prakel_experiments.ipynb #78b6a6c3
 _MAIN = ["PRAkEL", "EPCC", "RAkEL", "ML-kNN", "BR"]
 
