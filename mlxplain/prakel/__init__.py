@@ -18,7 +18,7 @@ from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils.validation import check_is_fitted
 from ..checks import (check_X, check_Y, check_int, check_float, check_n_jobs, check_random_state,
-                             check_feature_names, check_verbose)
+                             check_estimator, check_feature_names, check_verbose)
 from ..learners import MultiLabelClassifierMixin, progress
 from ..metrics import LOSSES, hamming_loss
 from .costs import DecomposedCost, KeptSums, decompose_loss, per_row_costs
@@ -507,7 +507,8 @@ class PRAkEL(MultiLabelClassifierMixin, BaseEstimator):
 def _prakel_state(est, X, Y, k, M, cost):
     "What PRAkEL's iterations share (a namespace); sets est.labelsets_."
     N, K = Y.shape
-    base = est.base_estimator if est.base_estimator is not None else CostRegressionClassifier()
+    base = check_estimator("base_estimator", est.base_estimator)
+    base = base if base is not None else CostRegressionClassifier()
     rng = check_random_state(est.random_state)
     est.labelsets_ = select_labelsets(K, k, M, rng)
     B = labelset_patterns(k)
@@ -694,7 +695,8 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
             sets = list(select_labelsets(K, k, _check_M(self.n_iterations, K, k), rng))
         else: raise ValueError(f"mode={self.mode!r}: use 'overlapping' (RAkELo) or 'disjoint' (RAkELd)")
         self._set_costs(costs, Y)
-        base = self.base_estimator if self.base_estimator is not None else RidgeClassifier()
+        base = check_estimator("base_estimator", self.base_estimator)
+        base = base if base is not None else RidgeClassifier()
         alpha = _ridge_classifier_alpha(base, X) if self.shared_solver else None
         shared = (alpha, _SVDRidge(X, self._shared_sample_weight())) if alpha is not None else None
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
@@ -847,7 +849,8 @@ class EPCC(MultiLabelClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         const = Y.min(0) == Y.max(0)
         self.free_, self.const_values_ = np.flatnonzero(~const), Y[0].copy()
-        base = self.base_estimator if self.base_estimator is not None else LogisticRegression(max_iter=1000)
+        base = check_estimator("base_estimator", self.base_estimator)
+        base = base if base is not None else LogisticRegression(max_iter=1000)
         self.chains_ = []
         if len(self.free_):
             for t in range(n_chains):
