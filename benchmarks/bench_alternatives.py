@@ -50,8 +50,9 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
-from mlxplain.alternatives import (_SequentialSearch, _alfese_run, _mrmr_data, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
+from mlxplain.alternatives import (_alfese_run, _mrmr_data, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
                                    mrmr_value, solve_alternatives)
+from mlxplain.alternatives.search import SequentialSearch
 
 
 def _alfese_child(queue, problem, k, tau, a, search, agg):
@@ -84,7 +85,7 @@ def rel_equal(a, b, rtol=1e-6):
 def _sequential(problem, k, tau, a, formulation, time_limit=None, options=None):
     "Our sequential search as AlternativeFeatureSelector runs it (one search object over all steps): (sets, statuses)."
     pre = formulation in ("fast", "auto") and problem["kind"] == "linear"  # 'auto' = 'fast' on CP-SAT
-    seq, sets, sts = _SequentialSearch(problem, k, tau, "cpsat", formulation, time_limit, pre, (), (), None, None,
+    seq, sets, sts = SequentialSearch(problem, k, tau, "cpsat", formulation, time_limit, pre, (), (), None, None,
                                        THREADS_OURS, options=options, n_total=a + 1), [], []
     for _ in range(a + 1):
         s, st, _dt = seq.step([x for x in sets if x is not None])
@@ -518,9 +519,9 @@ def cpsat_floor_ms(presolve, reps=50):
 def profile_ours(p, k, tau, a, search, agg, formulation, limit, options):
     """Where our time goes, in a separate untimed run: CP-SAT solves (count, seconds), model building, exact walks
     (the step search, the max-min walk and its band search)."""
-    import mlxplain.alternatives as A
+    from mlxplain.alternatives import model as M, search as S  # the searches look the patched names up in `search`
     acc = {"cpsat_calls": 0, "cpsat_s": 0.0, "build_s": 0.0, "walk_s": 0.0}
-    saved = (A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run, A._Band.run)
+    saved = (M.CpSatModel.solve, S.one_worker_solver, S.solve_model, S._step_search, S._MaxMinWalk.run, S._BandSearch.run)
     def timed(f, key, calls=None):
         def g(*x, **kw):
             t = time.perf_counter()
@@ -537,13 +538,13 @@ def profile_ours(p, k, tau, a, search, agg, formulation, limit, options):
         t, c0 = time.perf_counter(), acc["cpsat_s"]
         try: return saved[2](*x, **kw)
         finally: acc["build_s"] += time.perf_counter() - t - (acc["cpsat_s"] - c0)
-    A._CpSatModel.solve, A._one_worker, A._solve_model = timed(saved[0], "cpsat_s", "cpsat_calls"), one_worker, solve_model
-    A._step_search, A._MaxMinWalk.run, A._Band.run = (timed(saved[3], "walk_s"), timed(saved[4], "walk_s"),
-                                                       timed(saved[5], "walk_s"))
+    M.CpSatModel.solve, S.one_worker_solver, S.solve_model = timed(saved[0], "cpsat_s", "cpsat_calls"), one_worker, solve_model
+    S._step_search, S._MaxMinWalk.run, S._BandSearch.run = (timed(saved[3], "walk_s"), timed(saved[4], "walk_s"),
+                                                            timed(saved[5], "walk_s"))
     try:
         *_, total = ours(p, k, tau, a, search, agg, formulation, limit, options)
     finally:
-        A._CpSatModel.solve, A._one_worker, A._solve_model, A._step_search, A._MaxMinWalk.run, A._Band.run = saved
+        M.CpSatModel.solve, S.one_worker_solver, S.solve_model, S._step_search, S._MaxMinWalk.run, S._BandSearch.run = saved
     acc["other_s"] = max(0.0, total - acc["cpsat_s"] - acc["build_s"] - acc["walk_s"])
     acc["profile_total_s"] = total
     parts = {"CP-SAT search": acc["cpsat_s"], "model building": acc["build_s"], "exact walk": acc["walk_s"],

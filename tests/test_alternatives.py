@@ -10,6 +10,7 @@ import time
 from unittest import mock
 
 import mlxplain.alternatives as alt
+from mlxplain.alternatives import kernels as alt_kernels, model as alt_model, search as alt_search
 from mlxplain.alternatives import (AlternativeFeatureSelector, crosscheck_alfese, dice_dissimilarity, dice_fixed_k_holds,
                                    dice_linear_holds, greedy_balancing, greedy_depth_search, greedy_replacement, max_overlap,
                                    mi_qualities, model_gain_qualities, mrmr_value, solve_alternatives, cpsat_error_bound, greedy_wrapper,
@@ -454,7 +455,7 @@ def test_greedy_wrapper_improves_on_start_and_respects_max_iters(bc, agg):
 @pytest.mark.parametrize("n,k", [(7, 3), (9, 4), (6, 1)])
 def test_top_subsets_enumerates_every_subset_in_quality_order(n, k):
     c = sorted(np.random.default_rng(n).integers(0, 5, n).tolist(), reverse=True)  # many ties
-    out = list(alt._top_subsets(c, k))
+    out = list(alt_search._top_subsets(c, k))
     assert sorted(I for _, I in out) == list(itertools.combinations(range(n), k))
     assert all(v == sum(c[i] for i in I) for v, I in out)
     assert all(out[i][0] >= out[i + 1][0] for i in range(len(out) - 1))
@@ -473,7 +474,7 @@ def test_sum_bound_is_an_upper_bound_on_the_max_min_optimum(seed, n_sets, n_k, t
         best = max((min(sum(c[j] for j in S) for S in T)
                     for T in itertools.combinations(itertools.combinations(range(n), k), n_sets)
                     if all(len(set(A) & set(B)) <= ov for A, B in itertools.combinations(T, 2))), default=None)
-        ub, feasible, _ = alt._min_ub_by_sum(q, c, scale, k, tau, n_sets, None, 0, SolverOptions())
+        ub, feasible, _ = alt_search._min_ub_by_sum(q, c, scale, k, tau, n_sets, None, 0, SolverOptions())
         assert feasible == ("infeasible" if best is None else "feasible")
         if best is not None: assert best <= ub
 
@@ -484,7 +485,7 @@ def test_sum_bound_allows_for_the_models_rounding(n_sets):
     k, scale = 2, 1e3
     q = np.full(k * n_sets, 1000.501 / scale)
     c = [int(round(x * scale)) for x in q]  # 1001 each: the weakest of the disjoint sets is worth 2002
-    ub, feasible, _ = alt._min_ub_by_sum(q, c, scale, k, 1.0, n_sets, None, 0, SolverOptions())
+    ub, feasible, _ = alt_search._min_ub_by_sum(q, c, scale, k, 1.0, n_sets, None, 0, SolverOptions())
     assert feasible == "feasible" and ub >= 2002
 
 
@@ -524,8 +525,8 @@ def test_count_realisation_backtracking_agrees_with_cpsat(seed, n_sets, ov):
     c = np.zeros(9, int)
     for _ in range(n_sets * k):  # a random count vector with sum n_sets * k and entries <= n_sets
         c[rng.choice(np.flatnonzero(c < n_sets))] += 1
-    sets, how = alt._realize_counts_dfs(c.tolist(), k, n_sets, ov)
-    ref, how_ref = alt._realize_counts(c.tolist(), k, n_sets, ov, None, 0)
+    sets, how = alt_search._realize_counts_dfs(c.tolist(), k, n_sets, ov)
+    ref, how_ref = alt_search._realize_counts(c.tolist(), k, n_sets, ov, None, 0)
     assert how in ("found", "infeasible") and (how == "found") == (how_ref == "found")
     if sets is not None:
         assert all(len(s) == k for s in sets)
@@ -550,11 +551,11 @@ def _brute_partition(c, k, g):
 def test_partition_search_equals_brute_force(seed, g, k, hi, extra):
     rng = np.random.default_rng(seed)
     c = sorted(rng.integers(0, hi, g * k + extra).tolist(), reverse=True)  # small hi: many ties; extra items beyond g*k are ignored
-    groups, status, v = alt._solve_min_partition(c, k, g)
+    groups, status, v = alt_search._solve_min_partition(c, k, g)
     assert status == "optimal" and v == _brute_partition(c, k, g)
     assert sorted(i for G in groups for i in G) == list(range(g * k)) and all(len(G) == k for G in groups)
     assert min(sum(c[i] for i in G) for G in groups) == v
-    groups, status, ub = alt._solve_min_partition(c, k, g, budget={"nodes_disjoint": 1})
+    groups, status, ub = alt_search._solve_min_partition(c, k, g, budget={"nodes_disjoint": 1})
     if status == "gave up":  # the best partition so far, and a valid upper bound
         assert sorted(i for G in groups for i in G) == list(range(g * k)) and min(sum(c[i] for i in G) for G in groups) <= v <= ub
 
@@ -572,9 +573,9 @@ def test_partition_search_stays_within_its_relative_gap(seed, g, k, gap, skew):
     if seed % 3 == 0: c = [v - 2 * 10**6 for v in c]  # negative qualities too: "within g" is g of the bound's size
     opt = _brute_partition(c, k, g)
     if gap is None:
-        start = alt._solve_min_partition(c, k, g, budget={"nodes_disjoint": 0})[0]  # gives up at once: LPT
+        start = alt_search._solve_min_partition(c, k, g, budget={"nodes_disjoint": 0})[0]  # gives up at once: LPT
         gap = (opt - min(sum(c[i] for i in G) for G in start)) / abs(opt) / 2 if opt else 0.0
-    groups, status, v = alt._solve_min_partition(c, k, g, budget={"relative_gap": gap})
+    groups, status, v = alt_search._solve_min_partition(c, k, g, budget={"relative_gap": gap})
     assert status == "optimal" and min(sum(c[i] for i in G) for G in groups) == v
     assert sorted(i for G in groups for i in G) == list(range(g * k)) and all(len(G) == k for G in groups)
     assert opt - gap * abs(opt) <= v <= opt
@@ -583,11 +584,11 @@ def test_partition_search_stays_within_its_relative_gap(seed, g, k, gap, skew):
 def test_partition_search_gap_costs_no_more_than_one_extra_search(monkeypatch):
     "With a gap the partition search aims once at the gap's target, then climbs as the exact search: at most 2x its nodes."
     # aiming again just under each failed target took up to 584x the exact search's nodes on these instances
-    count, tick = [0], alt._tick
+    count, tick = [0], alt_search._count_node
     def counted(st):
         count[0] += 1
         tick(st)
-    monkeypatch.setattr(alt, "_tick", counted)
+    monkeypatch.setattr(alt_search, "_count_node", counted)
     worst = 0.0
     for seed in range(300):
         rng = np.random.default_rng(seed)
@@ -596,7 +597,7 @@ def test_partition_search_gap_costs_no_more_than_one_extra_search(monkeypatch):
         nodes = []
         for gap in (0.0, 1e-4):
             count[0] = 0
-            _, status, _ = alt._solve_min_partition(c, k, g, budget={"relative_gap": gap})
+            _, status, _ = alt_search._solve_min_partition(c, k, g, budget={"relative_gap": gap})
             assert status == "optimal"
             nodes.append(count[0])
         worst = max(worst, nodes[1] / max(nodes[0], 1))
@@ -609,16 +610,16 @@ def test_partition_search_gap_costs_no_more_than_one_extra_search(monkeypatch):
     ([853457, 653345, 218018, 201779, 128644, 113708], 3, 2, 0.05),
     ([950879, 876003, 785130, 765708, 532611, 329415, 329336, 50199, 32198], 3, 3, 0.01)])
 def test_partition_search_gap_is_the_gap_asked_for(c, k, g, gap):
-    groups, status, v = alt._solve_min_partition(c, k, g, budget={"relative_gap": gap})
+    groups, status, v = alt_search._solve_min_partition(c, k, g, budget={"relative_gap": gap})
     assert status == "optimal" and (1 - gap) * _brute_partition(c, k, g) <= v
 
 def test_partition_search_budget_counts_every_node():
     "The node budget bounds all the search's work, the partner enumeration included (three groups of 10: seconds)."
     c = sorted(np.random.default_rng(0).integers(10**8, 10**9, 30).tolist(), reverse=True)
     t = time.perf_counter()
-    groups, status, ub = alt._solve_min_partition(c, 10, 3, budget={"nodes_disjoint": 2000})
+    groups, status, ub = alt_search._solve_min_partition(c, 10, 3, budget={"nodes_disjoint": 2000})
     assert status == "gave up" and min(sum(c[i] for i in G) for G in groups) <= ub
-    groups, status, _ = alt._solve_min_partition(c, 10, 3, deadline=time.perf_counter() + 0.05)
+    groups, status, _ = alt_search._solve_min_partition(c, 10, 3, deadline=time.perf_counter() + 0.05)
     assert status == "gave up"  # the deadline is checked inside the enumeration too
 
 
@@ -983,8 +984,8 @@ def test_histogram_cut_removes_every_count_vector_of_an_unrealisable_histogram()
     """Two rounds of the count relaxation suffice here: the first optimum's histogram cannot be realised, and the
     cut removes all count vectors with that histogram at once (a cut of the one vector alone needs 13 rounds)."""
     q = np.array([0.976, 0.865, 0.776, 0.489, 0.43, 0.381, 0.309, 0.059])
-    assert alt._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=1) == (None, "rounds")
-    sets, status = alt._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=2)
+    assert alt_search._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=1) == (None, "rounds")
+    sets, status = alt_search._solve_sum_by_counts(q, 3, 0.2, 4, max_rounds=2)
     assert status == "optimal" and all(len(set(a) & set(b)) <= max_overlap(3, 0.2) for a, b in itertools.combinations(sets, 2))
     assert sum(q[s].sum() for s in sets) == pytest.approx(brute(lambda F: float(q[F].sum()), 8, 3, 0.2, 4, "sum"))
 
@@ -998,7 +999,7 @@ def test_listed_histograms_are_the_count_relaxation_best_first(seed, n, g, k, ti
     rng = np.random.default_rng(seed)
     ov = int(rng.integers(0, k))
     cq = np.sort(rng.integers(0, 4, n) if ties else rng.integers(-10**4, 10**6, n))[::-1].astype(np.int64)
-    values, histogram = alt._count_histograms(cq, k, g, ov)
+    values, histogram = alt_search._count_histograms(cq, k, g, ov)
     brute_vals = {}  # histogram -> best value over its count vectors
     for c in itertools.product(range(g + 1), repeat=n):
         c = np.array(c)
@@ -1008,29 +1009,29 @@ def test_listed_histograms_are_the_count_relaxation_best_first(seed, n, g, k, ti
         brute_vals[key] = max(brute_vals.get(key, -np.inf), int(c @ cq))
     assert sorted(brute_vals.values(), reverse=True) == values.tolist()
     assert all(brute_vals[tuple(histogram(i))] == values[i] for i in range(len(values)))
-    m, x = alt._counts_relaxation(cq, k, g, ov)  # CP-SAT over count vectors, each optimum's histogram cut off
+    m, x = alt_search._counts_relaxation(cq, k, g, ov)  # CP-SAT over count vectors, each optimum's histogram cut off
     seen = []
     for _ in range(len(values) + 1):
-        sol = alt._one_worker(0)
-        if sol.solve(m) == alt.cp_model.INFEASIBLE: break
+        sol = alt_model.one_worker_solver(0)
+        if sol.solve(m) == alt_model.cp_model.INFEASIBLE: break
         c = [next(v for v in range(g + 1) if sol.value(x[j][v])) for j in range(n)]
         seen.append(int(np.dot(c, cq)))
-        alt._cut_histogram(m, x, c, g)
+        alt_search._cut_histogram(m, x, c, g)
     assert seen == values.tolist()
 
 
 def test_count_relaxation_lists_the_papers_grid_and_hands_more_sets_to_cp_sat(monkeypatch):
     "Up to six sets of ten (the paper's grid) the histograms are listed; beyond the limit CP-SAT finds them, alike."
     cq = np.arange(1000, 0, -1, dtype=np.int64)
-    assert len(alt._count_histograms(cq, 10, 6, 9)[0]) < alt._MAX_HISTOGRAMS
-    assert alt._count_histograms(cq, 10, 11, 9) is None
+    assert len(alt_search._count_histograms(cq, 10, 6, 9)[0]) < alt_search._MAX_HISTOGRAMS
+    assert alt_search._count_histograms(cq, 10, 11, 9) is None
     rng, cases = np.random.default_rng(2), []
     for n, k, tau, g in [(12, 3, 0.34, 4), (15, 4, 0.5, 5), (10, 3, 0.67, 6), (9, 2, 0.5, 4)]:
         q = np.sort(np.r_[rng.random(n - 3), 0.5, 0.5, 0.0])[::-1]  # with ties
-        cases.append((q, alt._solve_sum_by_counts(q, k, tau, g, time_limit=30), k, tau, g))
-    monkeypatch.setattr(alt, "_MAX_HISTOGRAMS", 0)  # every relaxation now goes to CP-SAT
+        cases.append((q, alt_search._solve_sum_by_counts(q, k, tau, g, time_limit=30), k, tau, g))
+    monkeypatch.setattr(alt_search, "_MAX_HISTOGRAMS", 0)  # every relaxation now goes to CP-SAT
     for q, (sets, status), k, tau, g in cases:
-        sets2, status2 = alt._solve_sum_by_counts(q, k, tau, g, time_limit=30)
+        sets2, status2 = alt_search._solve_sum_by_counts(q, k, tau, g, time_limit=30)
         assert status == status2
         if status == "optimal":
             assert sum(q[s].sum() for s in sets) == pytest.approx(sum(q[s].sum() for s in sets2), abs=1e-9)
@@ -1151,7 +1152,7 @@ def _exists(nf, k, ov, n_sets):
 @given(nf=st.integers(3, 7), k=st.integers(1, 3), tau=st.sampled_from([0.34, 0.5, 0.67, 1.0]), n_sets=st.integers(2, 5))
 def test_feasibility_precheck_equals_brute_force(nf, k, tau, n_sets):
     if k > nf or alt.max_overlap(k, tau) >= k: return
-    status, _ = alt._feasibility(nf, k, tau, n_sets, None, 0, alt.SolverOptions())
+    status, _ = alt_search._feasibility(nf, k, tau, n_sets, None, 0, alt.SolverOptions())
     assert status == ("feasible" if _exists(nf, k, alt.max_overlap(k, tau), n_sets) else "infeasible")
 
 
@@ -1165,7 +1166,7 @@ def test_min_aggregation_infeasibility_proven_by_the_shared_precheck(bc, monkeyp
                 for q, k, tau, n in cases for agg in ("sum", "min")}
     assert set(statuses.values()) == {"infeasible"}
     def boom(*a, **kw): raise AssertionError("the pre-check should have proven infeasibility")
-    monkeypatch.setattr(alt, "_solve_model", boom)  # min: the model never runs (the walk's first round may)
+    monkeypatch.setattr(alt_search, "solve_model", boom)  # min: the model never runs (the walk's first round may)
     for q, k, tau, n in cases:
         t0 = time.perf_counter()
         sets, status, _ = alt.solve_alternatives(q, k, tau, n, (), "min", "cpsat", "fast", 10.0)
@@ -1183,7 +1184,7 @@ def test_sequential_walk_and_reused_model_equal_brute_force(seed, n, k, a, tau, 
     p, ov = {"kind": "linear", "q": q, "n": n}, max_overlap(k, tau)
     value, ok = (lambda F: float(q[F].sum())), (lambda F: True)
     for nodes in (10**9, 0):  # the step search answers, or (no nodes) the reused CP-SAT model with its hint does
-        ss = alt._SequentialSearch(p, k, tau, "cpsat", "fast", None, pre, (), (), None, 0, 1,
+        ss = alt_search.SequentialSearch(p, k, tau, "cpsat", "fast", None, pre, (), (), None, 0, 1,
                                    options=alt.SolverOptions(nodes=nodes))
         sets = []
         for _ in range(a + 1):
@@ -1200,8 +1201,8 @@ def test_sequential_search_builds_one_model(bc, monkeypatch):
     import pickle
     X, y = bc
     calls = []
-    orig = alt._solve_model
-    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: calls.append(1) or orig(*a, **kw))
+    orig = alt_model.solve_model
+    monkeypatch.setattr(alt_search, "solve_model", lambda *a, **kw: calls.append(1) or orig(*a, **kw))
     rel, R = alt._mrmr_data(X[:200, :10], y[:200], 0)
     mr = {"kind": "mrmr", "rel": rel, "R": R, "n": 10}
     sel = AlternativeFeatureSelector(objective="mrmr", k=3, n_alternatives=4, tau=0.5, random_state=0)
@@ -1236,8 +1237,8 @@ def test_max_min_walk_resumed_in_small_steps_equals_one_run(seed, k_tau, a, ties
     rng = np.random.default_rng(seed)
     c = sorted((rng.integers(1, 4, 9) if ties else rng.integers(1, 1000, 9)).tolist(), reverse=True)
     ov = max_overlap(k, tau)
-    whole = alt._solve_min_by_cliques(c, k, ov, a + 1)
-    w, cands = alt._MaxMinWalk(c, k, ov, a + 1, 10**9), 1
+    whole = alt_search._solve_min_by_cliques(c, k, ov, a + 1)
+    w, cands = alt_search._MaxMinWalk(c, k, ov, a + 1, 10**9), 1
     while True:
         part = w.run(cands)
         if part[1] != "gave up": break
@@ -1251,9 +1252,9 @@ def test_max_min_walk_resumed_in_small_steps_equals_one_run(seed, k_tau, a, ties
 def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
     q = np.random.default_rng(3).random(14)
     p = {"kind": "linear", "q": q, "n": 14}
-    log, run, model = [], alt._MaxMinWalk.run, alt._solve_model
-    monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append(("walk", m)) or run(self, m, d))
-    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: log.append(("cpsat", a[-1])) or model(*a, **kw))
+    log, run, model = [], alt_search._MaxMinWalk.run, alt_model.solve_model
+    monkeypatch.setattr(alt_search._MaxMinWalk, "run", lambda self, m, d=None: log.append(("walk", m)) or run(self, m, d))
+    monkeypatch.setattr(alt_search, "solve_model", lambda *a, **kw: log.append(("cpsat", a[-1])) or model(*a, **kw))
     sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
                                          options=SolverOptions(walk_start=1, band=False))
     assert status == "optimal"
@@ -1277,7 +1278,7 @@ def test_max_min_walk_budget_grows_with_the_solvers_progress(monkeypatch):
 def test_step_search_budget_follows_its_progress():
     p = {"kind": "linear", "q": np.linspace(1, 0.1, 20), "n": 20}
     for nodes, shares in ((10**9, [0.5, 1.0, 1.0, 1.0, 1.0]), (0, [0.125, 0.0625, 0.0625, 0.0625, 0.0625])):
-        ss = alt._SequentialSearch(p, 3, 0.5, "cpsat", "fast", None, False, (), (), None, 0, 1,
+        ss = alt_search.SequentialSearch(p, 3, 0.5, "cpsat", "fast", None, False, (), (), None, 0, 1,
                                    options=alt.SolverOptions(nodes=nodes))
         sets, seen = [], []
         for _ in range(5):
@@ -1314,8 +1315,8 @@ def test_two_and_three_sets_sum_closed_forms_equal_brute_force(n_sets, n_max, k_
 
 def test_three_sets_sum_needs_no_solver(monkeypatch):
     def no_solver(*a, **kw): raise AssertionError("the three-set closed form called a solver")
-    monkeypatch.setattr(alt, "_solve_sum_by_counts", no_solver)
-    monkeypatch.setattr(alt, "_solve_model", no_solver)
+    monkeypatch.setattr(alt_search, "_solve_sum_by_counts", no_solver)
+    monkeypatch.setattr(alt_search, "solve_model", no_solver)
     q = np.random.default_rng(0).random(60)
     sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 60}, 10, 0.3, 3, aggregation="sum",
                                          formulation="fast", time_limit=None)
@@ -1327,7 +1328,7 @@ def test_step_search_bound_proves_infeasibility_in_few_nodes():
     # 18, of which there are 2. The relaxation bound sees it at once; the plain bound (the next k best) needed ~1000 nodes.
     c = list(range(100, 80, -1))
     fixed = [list(range(10)), [0, 1] + list(range(10, 18))]
-    assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 10, 30) == "infeasible"
+    assert alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 10, 30) == "infeasible"
 
 
 def test_step_search_takes_each_pattern_best_first():
@@ -1338,7 +1339,7 @@ def test_step_search_takes_each_pattern_best_first():
     c = sorted((rng.random(30) ** 2 * 10**6).astype(int).tolist(), reverse=True)
     fixed = [[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 8, 9, 10, 11, 12, 13], [2, 3, 8, 9, 14, 15, 16, 17],
              [4, 5, 10, 11, 14, 15, 18, 19]]
-    got = alt._step_search(c, fixed, 8, 2, time.perf_counter() + 60, 600)
+    got = alt_search._step_search(c, fixed, 8, 2, time.perf_counter() + 60, 600)
     assert got is not None, "the step search ran out of its 600 nodes"
     q = np.array(c, dtype=float) / 10**6
     (ref,), status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 30}, 8, 0.75, 1, fixed_sets=fixed,
@@ -1353,17 +1354,17 @@ def _hard_last_step():
     c = sorted((10**6 * (1 + 0.05 * rng.random(44))).astype(int).tolist(), reverse=True)
     fixed = []
     for _ in range(9):
-        fixed.append(list(alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)))
+        fixed.append(list(alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)))
     return c, fixed
 
 
 def test_step_search_stops_at_its_deadline_with_its_best_set(monkeypatch):
     "The compiled search looks at the clock between chunks of nodes: a deadline already past stops it at once."
-    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)  # the search without the LP's turn, which settles this step at once
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 10**9)  # the search without the LP's turn, which settles this step at once
     c, fixed = _hard_last_step()
-    assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None  # needs more than 20,000
+    assert alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None  # needs more than 20,000
     got, t0 = [], time.perf_counter()
-    assert alt._step_search(c, fixed, 10, 2, t0 - 1, 10**9, got) is None
+    assert alt_search._step_search(c, fixed, 10, 2, t0 - 1, 10**9, got) is None
     assert time.perf_counter() - t0 < 0.5  # one chunk (4096 nodes, about a millisecond), not the whole search
     assert len(set(got)) == 10 and all(len(set(got) & set(F)) <= 2 for F in fixed)  # a feasible hint
 
@@ -1373,7 +1374,7 @@ def test_step_search_stops_at_its_deadline_with_its_best_set(monkeypatch):
 def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk, lp_after):
     """Stopped after every `chunk` nodes and resumed, the search finds the same set as in one go (its state is kept),
     without the LP's turn, after it, and with the question's search stopped and resumed too."""
-    monkeypatch.setattr(alt, "_LP_AFTER", lp_after)
+    monkeypatch.setattr(alt_search, "_LP_AFTER", lp_after)
     c, fixed = _hard_last_step()
     cases = [(c, fixed, 10, 2)] + [_lp_case(*x)[:4] for x in _LP_CASES]
     rng = np.random.default_rng(3)
@@ -1382,15 +1383,15 @@ def test_step_search_goes_on_where_a_chunk_stopped(monkeypatch, chunk, lp_after)
         cases.append((sorted(rng.integers(-5, 10**4, n).tolist(), reverse=True),
                       [sorted(rng.choice(n, k, replace=False).tolist()) for _ in range(int(rng.integers(0, 5)))],
                       k, int(rng.integers(0, k))))
-    whole = [alt._step_search(*x, time.perf_counter() + 60, 10**9) for x in cases]
-    monkeypatch.setattr(alt, "_WALK_CHUNK", chunk)
+    whole = [alt_search._step_search(*x, time.perf_counter() + 60, 10**9) for x in cases]
+    monkeypatch.setattr(alt_search, "_WALK_CHUNK", chunk)
     # (the hard case takes under 100,000 nodes: a search that loses its place runs out of the 200,000 here)
-    assert [alt._step_search(*x, time.perf_counter() + 60, 200_000) for x in cases] == whole
+    assert [alt_search._step_search(*x, time.perf_counter() + 60, 200_000) for x in cases] == whole
 
 
 def _lp_after(nodes):
     "`_step_search` with its LP's turn after this many nodes, in a `with` (hypothesis' tests cannot take monkeypatch)."
-    return mock.patch.object(alt, "_LP_AFTER", nodes)
+    return mock.patch.object(alt_search, "_LP_AFTER", nodes)
 
 
 @pytest.mark.parametrize("lp_after", [256, 0])
@@ -1402,7 +1403,7 @@ def test_step_search_equals_brute_force(lp_after, seed, n, k, n_fixed, ov, ties)
     c = sorted((rng.integers(0, 4, n) if ties else rng.integers(0, 10**6, n)).tolist(), reverse=True)
     fixed = [np.sort(rng.choice(n, k, replace=False)) for _ in range(n_fixed)]
     with _lp_after(lp_after):
-        got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9)
+        got = alt_search._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9)
     best = _brute_step(lambda F: sum(c[i] for i in F), lambda F: True, n, k, ov, fixed)
     if best == -np.inf:
         assert got == "infeasible"
@@ -1426,7 +1427,7 @@ def test_step_search_stays_within_its_relative_gap(lp_after, seed, n, k, n_fixed
     if gap is None:  # just under the step from the best value to the next: only the optimum is within it
         gap = (values[0] - values[1]) / abs(values[0]) / 2 if len(values) > 1 and values[0] else 0.0
     with _lp_after(lp_after):
-        got = alt._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9, gap=gap)
+        got = alt_search._step_search(c, [F.tolist() for F in fixed], k, ov, time.perf_counter() + 60, 10**9, gap=gap)
     best = values[0] if values else -np.inf
     if best == -np.inf:
         assert got == "infeasible"
@@ -1458,7 +1459,7 @@ def test_step_search_gap_cuts_only_what_the_gap_allows(c, k, ov, fixed, lp_after
                      if all(len(set(F) & set(F_)) <= ov for F_ in fixed)}, reverse=True)
     gap = (1 - values[1] / values[0]) / 2
     with _lp_after(lp_after):
-        got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
+        got = alt_search._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
     assert sum(c[i] for i in got) == values[0]
 
 @pytest.mark.parametrize("search", ["sequential", "sum", "min", "min_disjoint"])
@@ -1470,7 +1471,7 @@ def test_relative_gap_reaches_every_search(search):
                         "min_disjoint": ("min", 1.0, 3)}[search]
     def value(options):
         if search == "sequential":
-            seq, sets = alt._SequentialSearch(p, 8, tau, "cpsat", "fast", None, False, (), (), None, 0, 1, options), []
+            seq, sets = alt_search.SequentialSearch(p, 8, tau, "cpsat", "fast", None, False, (), (), None, 0, 1, options), []
             for _ in range(4):
                 s_, st_, _ = seq.step(sets)
                 assert st_ == "optimal"
@@ -1496,7 +1497,7 @@ def _lp_case(seed, step):
     q = 1 + 0.05 * rng.random(n) if seed % 2 else rng.lognormal(0, 0.5, n)
     c, fixed = sorted((10**6 * q).astype(int).tolist(), reverse=True), []
     for _ in range(step):
-        fixed.append(list(alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)))
+        fixed.append(list(alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)))
     return c, fixed, 10, 2
 
 
@@ -1525,9 +1526,9 @@ def test_lp_relax_equals_highs(seed, n, k, n_fixed, ov, ties, start):
         if (A[:, S].sum(axis=1) <= ov).all():
             first = S
             break
-    mptr, midx, _ = alt._memberships(n, fixed)
+    mptr, midx, _ = alt_search._memberships(n, fixed)
     cs = c / max(c.max(), 1)
-    status, x, lam = alt._lp_relax(cs, mptr, midx, len(fixed), k, ov, 10**5, first)
+    status, x, lam = alt_kernels.lp_relax(cs, mptr, midx, len(fixed), k, ov, 10**5, first)
     ref = linprog(-cs, A_ub=A, b_ub=np.full(len(fixed), ov), A_eq=np.ones((1, n)), b_eq=[k], bounds=(0, 1),
                   method="highs")
     if ref.status == 2:
@@ -1543,12 +1544,12 @@ def test_lp_relax_equals_highs(seed, n, k, n_fixed, ov, ties, start):
 def _ask(c, fixed, k, ov, mult, T):
     "The question's search on its own: a stand-in incumbent T - 1 (None: no incumbent), stopped at the first set >= T."
     cons = [F for F in fixed if len(F) > ov]
-    mptr, midx, pattern = alt._memberships(len(c), cons)
+    mptr, midx, pattern = alt_search._memberships(len(c), cons)
     q, got = np.zeros(5, dtype=np.int64), np.zeros(k, dtype=np.int64)
     if T is not None: q[3], q[4] = 1, T - 1
-    alt._walk_nodes(np.asarray(c, dtype=np.int64), mptr, midx, pattern, k, ov, 0.0, 10**12, q,
-                    *alt._walk_work(len(c), k, int(pattern.max()) + 1, len(cons)), got, *mult,
-                    alt._NO_STOP if T is None else T)
+    alt_kernels.step_nodes(np.asarray(c, dtype=np.int64), mptr, midx, pattern, k, ov, 0.0, 10**12, q,
+                    *alt_search._walk_work(len(c), k, int(pattern.max()) + 1, len(cons)), got, *mult,
+                    alt_search._NO_STOP if T is None else T)
     return q, got
 
 
@@ -1561,10 +1562,10 @@ def test_walk_with_multipliers_answers_the_question_exactly(seed, n, k, n_fixed,
     k, ov = min(k, n), min(ov, k - 1)
     rng, c, fixed = _lp_problem(seed, n, k, n_fixed, ov, ties)
     cons = [F for F in fixed if len(F) > ov]
-    mptr, midx, _ = alt._memberships(n, cons)
+    mptr, midx, _ = alt_search._memberships(n, cons)
     mult = None
     if lp and cons:
-        cp, lam, D, _, _ = alt._multipliers(c, mptr, midx, len(cons), k, ov, np.zeros(0, dtype=np.int64))
+        cp, lam, D, _, _ = alt_kernels.lp_multipliers(c, mptr, midx, len(cons), k, ov, np.zeros(0, dtype=np.int64))
         mult = (cp, np.argsort(-cp, kind="stable"), lam, D)
     if mult is None or not mult[3]:  # arbitrary multipliers, D = 1
         lam = rng.integers(0, int(c.max()) + 2, max(len(cons), 1))[:len(cons)]
@@ -1589,17 +1590,17 @@ def test_step_search_lp_question_either_way_gives_the_searchs_answer(monkeypatch
     """Both ways out of the LP's question (a set within the gap of its bound: done; none: the search goes on with
     both bounds) give what the search without the LP gives: the same value exact, within the gap of it otherwise."""
     c, fixed, k, ov = _lp_case(*case)
-    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)
-    plain = sum(c[i] for i in alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9))
-    seen, lp_step = [], alt._lp_step
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 10**9)
+    plain = sum(c[i] for i in alt_search._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9))
+    seen, lp_step = [], alt_search._lp_step
     def spy(*args):
         state, nodes = args[9], int(args[9][2])
         out = lp_step(*args)
         seen.append(("yes" if out is None else "no") if state[2] > nodes else "not asked")
         return out
-    monkeypatch.setattr(alt, "_lp_step", spy)
-    monkeypatch.setattr(alt, "_LP_AFTER", 256)
-    got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
+    monkeypatch.setattr(alt_search, "_lp_step", spy)
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 256)
+    got = alt_search._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9, gap=gap)
     assert seen == [answer]
     value = sum(c[i] for i in got)
     assert plain - gap * abs(plain) <= value <= plain and (gap > 0 or value == plain)
@@ -1609,11 +1610,11 @@ def test_step_search_lp_question_either_way_gives_the_searchs_answer(monkeypatch
 def test_step_search_lp_turn_settles_a_hard_last_step(monkeypatch):
     "The last step of `_hard_last_step`: more than 20,000 nodes without the LP's turn, under 1,000 with it."
     c, fixed = _hard_last_step()
-    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)
-    assert alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None
-    plain = alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)
-    monkeypatch.setattr(alt, "_LP_AFTER", 256)
-    got = alt._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 1_000)
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 10**9)
+    assert alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 20_000) is None
+    plain = alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 10**9)
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 256)
+    got = alt_search._step_search(c, fixed, 10, 2, time.perf_counter() + 60, 1_000)
     assert got is not None and sum(c[i] for i in got) == sum(c[i] for i in plain)
 
 
@@ -1623,10 +1624,10 @@ def test_step_search_lp_turn_needs_fewer_nodes_than_the_search_alone(monkeypatch
     """Within half the nodes the search alone needs (2,656, 27,450 and 26,213), the LP's turn answers: its first set,
     its question and the multipliers' bound beside the partition bound (609, 2,430 and 534 nodes)."""
     c, fixed, k, ov = _lp_case(*case)
-    monkeypatch.setattr(alt, "_LP_AFTER", 10**9)
-    assert alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, budget, gap=gap) is None
-    monkeypatch.setattr(alt, "_LP_AFTER", 256)
-    assert alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, budget, gap=gap) is not None
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 10**9)
+    assert alt_search._step_search(c, fixed, k, ov, time.perf_counter() + 60, budget, gap=gap) is None
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 256)
+    assert alt_search._step_search(c, fixed, k, ov, time.perf_counter() + 60, budget, gap=gap) is not None
 
 
 # small steps whose LP's k largest values break an overlap (a scan of random problems finds one in about 370)
@@ -1640,11 +1641,11 @@ _LP_BAD_CANDIDATES = [
 
 @pytest.mark.parametrize("c, fixed, k, ov", _LP_BAD_CANDIDATES)
 def test_step_search_lp_turn_drops_a_first_set_that_breaks_an_overlap(monkeypatch, c, fixed, k, ov):
-    mptr, midx, _ = alt._memberships(len(c), fixed)
-    cand, ok = alt._multipliers(np.array(c), mptr, midx, len(fixed), k, ov, np.zeros(0, dtype=np.int64))[3:]
+    mptr, midx, _ = alt_search._memberships(len(c), fixed)
+    cand, ok = alt_kernels.lp_multipliers(np.array(c), mptr, midx, len(fixed), k, ov, np.zeros(0, dtype=np.int64))[3:]
     assert not ok and any(len(set(cand.tolist()) & set(F)) > ov for F in fixed)  # the LP's largest values break one
-    monkeypatch.setattr(alt, "_LP_AFTER", 0)
-    got = alt._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9)
+    monkeypatch.setattr(alt_search, "_LP_AFTER", 0)
+    got = alt_search._step_search(c, fixed, k, ov, time.perf_counter() + 60, 10**9)
     assert all(len(set(got) & set(F)) <= ov for F in fixed)
     assert sum(c[i] for i in got) == _brute_step(lambda F: sum(c[i] for i in F), lambda F: True, len(c), k, ov,
                                                  [np.array(F) for F in fixed])
@@ -1654,13 +1655,13 @@ def test_step_search_gives_its_best_set_as_hint(monkeypatch):
     # (the previous step's solution, the hint otherwise, breaks the new constraint)
     q = np.random.default_rng(5).random(40)
     p, k, tau = {"kind": "linear", "q": q, "n": 40}, 6, 0.5
-    hints, solve = [], alt._CpSatModel.solve
+    hints, solve = [], alt_model.CpSatModel.solve
     def spy(self):
         h = self.m.proto.solution_hint
         hints.append(dict(zip(h.vars, h.values)))
         return solve(self)
-    monkeypatch.setattr(alt._CpSatModel, "solve", spy)
-    ss = alt._SequentialSearch(p, k, tau, "cpsat", "fast", None, False, (), (), None, 0, 1,
+    monkeypatch.setattr(alt_model.CpSatModel, "solve", spy)
+    ss = alt_search.SequentialSearch(p, k, tau, "cpsat", "fast", None, False, (), (), None, 0, 1,
                                options=alt.SolverOptions(nodes=60))
     sets, checked = [], 0
     for _ in range(6):
@@ -1677,7 +1678,7 @@ def test_step_search_gives_its_best_set_as_hint(monkeypatch):
 
 def test_sequential_step_model_solves_without_presolve(monkeypatch):
     q = np.random.default_rng(6).random(30)
-    ss = alt._SequentialSearch({"kind": "linear", "q": q, "n": 30}, 5, 0.5, "cpsat", "fast", None, False, (), (), None,
+    ss = alt_search.SequentialSearch({"kind": "linear", "q": q, "n": 30}, 5, 0.5, "cpsat", "fast", None, False, (), (), None,
                                0, 1, options=alt.SolverOptions(nodes=0))  # no step search: every step on the model
     sets = []
     for _ in range(3):
@@ -1691,8 +1692,8 @@ def test_max_min_walk_rounds_are_time_limited(monkeypatch):
     # after the first round (candidates only) a walk round may run at most as long as everything before it
     q = np.random.default_rng(3).random(14)
     p = {"kind": "linear", "q": q, "n": 14}
-    log, run = [], alt._MaxMinWalk.run
-    monkeypatch.setattr(alt._MaxMinWalk, "run", lambda self, m, d=None: log.append((m, d, time.perf_counter())) or run(self, m, d))
+    log, run = [], alt_search._MaxMinWalk.run
+    monkeypatch.setattr(alt_search._MaxMinWalk, "run", lambda self, m, d=None: log.append((m, d, time.perf_counter())) or run(self, m, d))
     t0 = time.perf_counter()
     sets, status, _ = solve_alternatives(p, 4, 0.5, 5, aggregation="min", formulation="fast", time_limit=None,
                                          options=SolverOptions(walk_start=1, band=False))  # (the band settles it)
@@ -1705,8 +1706,8 @@ def test_max_min_walk_rounds_are_time_limited(monkeypatch):
 def test_counting_proves_infeasibility_without_a_solver(monkeypatch):
     # n_sets sets of k features with pairwise overlap <= ov cover at least n_sets k - C(n_sets, 2) ov features
     def no_solver(*a, **kw): raise AssertionError("a solver or walk ran although counting proves infeasibility")
-    for name in ("_solve_model", "_solve_sum_by_counts", "_solve_max_min", "_feasibility", "_solve_counts"):
-        monkeypatch.setattr(alt, name, no_solver)
+    for name in ("solve_model", "_solve_sum_by_counts", "_solve_max_min", "_feasibility", "_solve_counts"):
+        monkeypatch.setattr(alt_search, name, no_solver)
     q = np.random.default_rng(0).random(20)
     for k, tau, n_sets, agg in ((10, 1.0, 5, "min"), (10, 0.9, 3, "min"), (10, 0.9, 3, "sum"), (5, 1.0, 5, "sum")):
         assert 20 < n_sets * k - n_sets * (n_sets - 1) // 2 * max_overlap(k, tau)
@@ -1747,8 +1748,8 @@ def test_two_sets_min_equals_brute_force(seed, n, k, tau, ties):
 def test_two_sets_min_needs_no_walk_or_model(monkeypatch):
     # the shared features are the best ones, the rest a balanced split of the next ones: no candidate walk, no CP-SAT
     def no_search(*a, **kw): raise AssertionError("two sets, min-aggregation, went to the walk or the model")
-    monkeypatch.setattr(alt._MaxMinWalk, "run", no_search)
-    monkeypatch.setattr(alt, "_solve_model", no_search)
+    monkeypatch.setattr(alt_search._MaxMinWalk, "run", no_search)
+    monkeypatch.setattr(alt_search, "solve_model", no_search)
     q = np.random.default_rng(2).random(34)
     for tau in (0.3, 0.6, 0.9):
         sets, status, _ = solve_alternatives({"kind": "linear", "q": q, "n": 34}, 10, tau, 2, aggregation="min",
@@ -1761,7 +1762,7 @@ def test_max_min_walk_over_many_words_of_candidates_equals_cp_sat(seed):
     "The compiled clique search on bit rows of many 64-bit words (over a thousand candidates) against CP-SAT's model."
     q = np.sort(np.random.default_rng(seed).lognormal(0, 0.3, 19))[::-1]
     c = [int(round(x * 1e6)) for x in q]
-    w = alt._MaxMinWalk(c, 10, 5, 3, 10**9)
+    w = alt_search._MaxMinWalk(c, 10, 5, 3, 10**9)
     sets, status, value = w.run(20_000)
     assert status == "optimal" and len(w.cands) > 900  # the cliques reach across many words
     assert all(len(set(a) & set(b)) <= 5 for a, b in itertools.combinations(sets, 2))
@@ -1785,8 +1786,8 @@ def test_balanced_incumbent_settles_the_max_min_within_the_gap(seed, monkeypatch
     assert st_ == "optimal"
     bound = sum(p["q"][s_].sum() for s_ in by_sum) / n_sets  # no weakest set is worth more than the sets' mean
     calls = []
-    real = alt._solve_model
-    monkeypatch.setattr(alt, "_solve_model", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    real = alt_model.solve_model
+    monkeypatch.setattr(alt_search, "solve_model", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
                                      options=alt.SolverOptions(relative_gap=gap, walk_start=1))
     assert st_ == "optimal"
@@ -1804,7 +1805,7 @@ def test_cpsat_starts_from_the_hinted_sets():
     p = _max_min_problem(0, 12)
     sets = [np.array([0, 1, 2]), np.array([3, 4, 5]), np.array([6, 7, 8])]
     order = sorted(sets, key=lambda s_: -p["q"][s_].sum())
-    m, S, feats = alt._solve_model(p, np.arange(12), 3, 1.0, 3, (), (), "min", "cpsat", "fast", None, None, 0, 1,
+    m, S, feats = alt_model.solve_model(p, np.arange(12), 3, 1.0, 3, (), (), "min", "cpsat", "fast", None, None, 0, 1,
                                    alt.SolverOptions(), return_model=True, hint=sets)
     hint = m.m.proto.solution_hint
     given = dict(zip(hint.vars, hint.values))
@@ -1823,8 +1824,8 @@ def test_an_incumbent_outside_the_gap_hands_over_to_the_exact_search():
         # the descent alone (no restarts) from the sum path's sets, on the model's integers
         order = np.argsort(-p["q"], kind="stable")
         c = [int(round(x * 1e9)) for x in p["q"][order]]
-        _, _, start = alt._min_ub_by_sum(p["q"][order], c, 1e9, k, tau, n_sets, None, 0, alt.SolverOptions())
-        sets, v = alt._balanced_sets(c, start, ov, 0, 10**18)
+        _, _, start = alt_search._min_ub_by_sum(p["q"][order], c, 1e9, k, tau, n_sets, None, 0, alt.SolverOptions())
+        sets, v = alt_search._balanced_sets(c, start, ov, 0, 10**18)
         below += v / 1e9 < best * (1 - 1e-6)
         got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
                                          options=alt.SolverOptions(relative_gap=gap, walk_start=1, balance_kicks=0))
@@ -1841,8 +1842,8 @@ def test_an_incumbent_outside_the_gap_hands_over_to_the_exact_search():
 def test_band_search_agrees_with_the_exact_search_without_it(monkeypatch):
     "Where the band search decides a max-min problem, its optimum is that of the walk and CP-SAT without it."
     k, tau, n_sets, found = 6, 0.5, 4, 0
-    log, run = [], alt._Band.run
-    monkeypatch.setattr(alt._Band, "run", lambda self, d=None: log.append(run(self, d)) or log[-1])
+    log, run = [], alt_search._BandSearch.run
+    monkeypatch.setattr(alt_search._BandSearch, "run", lambda self, d=None: log.append(run(self, d)) or log[-1])
     for seed in range(1, 13):
         p = _max_min_problem(seed, 18)
         ref, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,
@@ -1864,11 +1865,11 @@ def test_band_search_agrees_with_the_exact_search_without_it(monkeypatch):
 def test_band_search_runs_only_where_its_cap_cuts(monkeypatch):
     "A band keeping at least `band_keep` of the k-subsets worth its target T gives up at once (counted by brute force)."
     k, tau, n_sets, seen = 6, 0.5, 4, []
-    init = alt._Band.__init__
+    init = alt_search._BandSearch.__init__
     def spy(self, c, k_, ov, n_, S, T, limit, max_nodes, keep=1.0):
         init(self, c, k_, ov, n_, S, T, limit, max_nodes, keep)
         seen.append((self.dead, np.asarray(c), S - (n_ - 1) * T, T, keep))
-    monkeypatch.setattr(alt._Band, "__init__", spy)
+    monkeypatch.setattr(alt_search._BandSearch, "__init__", spy)
     verdicts = set()
     for seed in range(1, 13):
         p = _max_min_problem(seed, 18)
@@ -1917,12 +1918,12 @@ def test_band_clique_search_is_pruned_by_the_sum_bound():
         worth = np.sort([int(c[list(s_)].sum()) for s_ in itertools.combinations(range(nf), k)])[::-1]
         T = int(worth[int(rng.integers(1, len(worth) // (4 if nf < 64 else 200)))])
         S = n * T + int(rng.integers(0, 2 * (worth[0] - T) + 1))
-        b = alt._Band(c, k, ov, n, S, T, 10**6, 10**9)
+        b = alt_search._BandSearch(c, k, ov, n, S, T, 10**6, 10**9)
         if b.done is not None: continue
         got, r, m = b.run(), b.r, len(b.vals)
         assert (got[1], int(b.state[1])) == _band_search_in_python(b, ov)
         # the same walk without the bound: partners of i from the first worth at most S - r * vals[i]
-        N = alt._compat_rows(b.A, ov, np.zeros(m, dtype=np.int64))
+        N = alt_kernels.compat_rows(b.A, ov, np.zeros(m, dtype=np.int64))
         first = np.searchsorted(b.neg, -(S - r * b.vals), side="left")
         state, P = np.zeros(2, dtype=np.int64), np.zeros((r + 1, N.shape[1]), dtype=np.uint64)
         words, chosen, res = np.zeros(r + 1, dtype=np.int64), np.zeros(r, dtype=np.int64), 0
@@ -1931,7 +1932,7 @@ def test_band_clique_search_is_pruned_by_the_sum_bound():
             P[0, :first[i] // 64] = 0
             if first[i] // 64 < N.shape[1]: P[0, first[i] // 64] &= ~np.uint64((1 << int(first[i] % 64)) - 1)
             state[0], words[0] = 0, i // 64 + 1
-            while (res := alt._clique_nodes(N, r, 10**12, state, P, words, chosen)) == 1:
+            while (res := alt_kernels.clique_nodes(N, r, 10**12, state, P, words, chosen)) == 1:
                 if b.vals[i] + b.vals[chosen].sum() <= S: break
                 state[0] = r - 1  # a clique worth more than S: on with the search
             if res == 1: break
@@ -1953,15 +1954,15 @@ def _d20_problem(seed):
 def test_band_turn_lasts_up_to_twice_everything_before_it(monkeypatch):
     "Each band turn may last twice as long as everything before it in the max-min search (CP-SAT's: as long)."
     p = _d20_problem(0)
-    turns, run, solve = [], alt._Band.run, alt._solve_max_min
+    turns, run, solve = [], alt_search._BandSearch.run, alt_search._solve_max_min
     def band_run(self, d=None):
         turns.append((time.perf_counter(), d))
         return run(self, d)
     def solve_max_min(*a, **kw):
         turns.append((time.perf_counter(), None))  # just before the search's own clock starts
         return solve(*a, **kw)
-    monkeypatch.setattr(alt._Band, "run", band_run)
-    monkeypatch.setattr(alt, "_solve_max_min", solve_max_min)
+    monkeypatch.setattr(alt_search._BandSearch, "run", band_run)
+    monkeypatch.setattr(alt_search, "_solve_max_min", solve_max_min)
     solve_alternatives(p, 10, 0.6, 3, aggregation="min", formulation="fast", time_limit=None,
                        options=alt.SolverOptions(relative_gap=1e-4))
     (t0, _), *band = turns
@@ -1973,7 +1974,7 @@ def test_band_search_takes_the_walks_turns_once_the_walk_is_out(monkeypatch):
     is held to one chunk of nodes in its first two turns, so that it does not decide before the walk is out (its
     pass takes about 1.5 million nodes)."""
     p = _d20_problem(1)
-    log, run, model = [], alt._Band.run, alt._solve_model
+    log, run, model = [], alt_search._BandSearch.run, alt_model.solve_model
     def band_run(self, d=None):
         turns = sum(e[0] == "band" for e in log)
         log.append(("band", run(self, time.perf_counter() if turns < 2 else d)))
@@ -1982,8 +1983,8 @@ def test_band_search_takes_the_walks_turns_once_the_walk_is_out(monkeypatch):
         r = model(*a, **kw)
         log.append(("cpsat", r[1]))
         return r
-    monkeypatch.setattr(alt._Band, "run", band_run)
-    monkeypatch.setattr(alt, "_solve_model", solve_model)
+    monkeypatch.setattr(alt_search._BandSearch, "run", band_run)
+    monkeypatch.setattr(alt_search, "solve_model", solve_model)
     got, st_, _ = solve_alternatives(p, 10, 0.6, 4, aggregation="min", formulation="fast", time_limit=None,
                                      options=alt.SolverOptions(relative_gap=1e-4))
     assert st_ == "optimal"
@@ -2002,8 +2003,8 @@ def test_band_search_takes_the_walks_turns_once_the_walk_is_out(monkeypatch):
 def _model_integers(p, k, n_sets):
     "The max-min search's view of a problem: features best first and their CP-SAT model integers."
     order = np.argsort(-p["q"], kind="stable")
-    L = alt._int_multiplier("linear", k, p["n"], n_sets, "min", "fast")
-    scale = 10 ** alt._cpsat_precision(L) / alt._qmax(p, k, np.arange(p["n"]))
+    L = alt_model.cpsat_int_multiplier("linear", k, p["n"], n_sets, "min", "fast")
+    scale = 10 ** alt_model.cpsat_precision(L) / alt_model.largest_coefficient(p, k, np.arange(p["n"]))
     return order, [int(round(float(x) * scale)) for x in p["q"][order]]
 
 
@@ -2018,8 +2019,8 @@ def test_cpsat_question_says_yes_exactly_up_to_the_max_min_optimum(seed, k_tau, 
     p = {"kind": "linear", "q": rng.integers(1, 4, nf).astype(float) if ties else rng.random(nf), "n": nf}
     order, c = _model_integers(p, k, n_sets)
     ov = max_overlap(k, tau)
-    ref, st_, _ = alt._solve_min_by_cliques(c, k, ov, n_sets, budget={"candidates": 10**6})
-    ask = lambda T: alt._reach(p, np.arange(nf), order, c, k, tau, n_sets, None, None, SolverOptions(), 0, 1,  # noqa: E731
+    ref, st_, _ = alt_search._solve_min_by_cliques(c, k, ov, n_sets, budget={"candidates": 10**6})
+    ask = lambda T: alt_search._cpsat_reaches(p, np.arange(nf), order, c, k, tau, n_sets, None, None, SolverOptions(), 0, 1,  # noqa: E731
                                None, None, T)
     if st_ == "infeasible":
         assert ask(0) == ("infeasible", None)
@@ -2041,12 +2042,12 @@ def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n
     solution reaches the incumbent's gap target, then (only after a yes) with the objective's search. The answer is
     the optimum of CP-SAT's objective search alone. The two problems were found by searching lognormal qualities
     (`_max_min_problem`, seed 3) for each path. Under load, a CP-SAT turn beside the walk may come first (also a question)."""
-    p, log, model = _max_min_problem(3, nf), [], alt._solve_model
+    p, log, model = _max_min_problem(3, nf), [], alt_model.solve_model
     def solve_model(*a, **kw):
         r = model(*a, **kw)
         log.append((kw.get("min_lb") is not None, r[1]))
         return r
-    monkeypatch.setattr(alt, "_solve_model", solve_model)
+    monkeypatch.setattr(alt_search, "solve_model", solve_model)
     for gap in (0.0, 1e-4):
         log.clear()
         got, st_, _ = solve_alternatives(p, k, tau, n_sets, aggregation="min", formulation="fast", time_limit=None,

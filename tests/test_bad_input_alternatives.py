@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import mlxplain.alternatives as alt
+from mlxplain.alternatives import model as alt_model, search as alt_search
 from mlxplain.alternatives import (AlternativeFeatureSelector, SolverOptions, cpsat_error_bound, crosscheck_alfese,
                                    dice_dissimilarity, dice_fixed_k_holds, dice_linear_holds, feature_mi_matrix,
                                    greedy_balancing, greedy_depth_search, greedy_replacement, greedy_wrapper,
@@ -77,12 +78,12 @@ def quiet(f):
 def test_sequential_search_stops_at_its_first_infeasible_step(monkeypatch):
     "10**6 alternatives: two sets exist (12 features, disjoint sets of 5), so the search solves three steps, not 10**6."
     calls = []
-    step = alt._SequentialSearch.step
+    step = alt_search.SequentialSearch.step
     def counted(self, fixed):
         calls.append(len(fixed))
         assert len(calls) <= 3, "a step was solved after the first infeasible one"
         return step(self, fixed)
-    monkeypatch.setattr(alt._SequentialSearch, "step", counted)
+    monkeypatch.setattr(alt_search.SequentialSearch, "step", counted)
     AlternativeFeatureSelector(objective=np.linspace(1, 0.1, 12), k=5, n_alternatives=1, tau=1.0).fit()  # warm up
     calls.clear()
     t0 = time.perf_counter()
@@ -98,8 +99,8 @@ def test_sequential_search_stops_at_its_first_infeasible_step(monkeypatch):
 def test_sequential_search_stops_where_the_solver_proves_infeasibility(monkeypatch):
     "Below Johnson's bound: the solver's first 'infeasible' ends the search (must: no walk, CP-SAT proves it)."
     calls = []
-    step = alt._SequentialSearch.step
-    monkeypatch.setattr(alt._SequentialSearch, "step", lambda self, fixed: calls.append(1) or step(self, fixed))
+    step = alt_search.SequentialSearch.step
+    monkeypatch.setattr(alt_search.SequentialSearch, "step", lambda self, fixed: calls.append(1) or step(self, fixed))
     sel = AlternativeFeatureSelector(objective=np.linspace(1, 0.1, 12), k=5, n_alternatives=50, tau=0.8,
                                      must_select=[0], random_state=0).fit()
     first = sel.statuses_.index("infeasible")
@@ -108,8 +109,8 @@ def test_sequential_search_stops_where_the_solver_proves_infeasibility(monkeypat
 
 def test_simultaneous_search_beyond_johnsons_bound_solves_nothing(monkeypatch):
     def boom(*a, **kw): raise AssertionError("a solver ran although counting proves infeasibility")
-    for name in ("_solve_model", "_solve_sum_by_counts", "_solve_max_min", "_feasibility", "_solve_counts"):
-        monkeypatch.setattr(alt, name, boom)
+    for name in ("solve_model", "_solve_sum_by_counts", "_solve_max_min", "_feasibility", "_solve_counts"):
+        monkeypatch.setattr(alt_search, name, boom)
     q = np.random.default_rng(0).random(30)
     for agg in ("sum", "min"):
         t0 = time.perf_counter()
@@ -226,9 +227,9 @@ def test_tiny_and_huge_qualities_give_the_optimum(scale, solver, formulation):
 
 def test_scaling_up_is_exact_and_leaves_normal_problems_alone():
     p = {"kind": "linear", "q": Q6 / 9, "n": 6}
-    assert alt._scaled(p) is p
+    assert alt_model.rescaled_problem(p) is p
     for scale in (1e-300, 1e-9, 1e9, 1e300):
-        big = alt._scaled({"kind": "linear", "q": Q6 * scale, "n": 6})
+        big = alt_model.rescaled_problem({"kind": "linear", "q": Q6 * scale, "n": 6})
         r = big["q"] / (Q6 * scale)  # one power of two for every entry: exact
         assert (r == r[0]).all() and math.log2(r[0]).is_integer() and 0.5 <= big["q"].max() < 1
     # the CP-SAT integers of a scaled problem are those of the problem itself (powers of two commute with rounding)
@@ -236,7 +237,7 @@ def test_scaling_up_is_exact_and_leaves_normal_problems_alone():
     m1, _, _ = solve_alternatives({"kind": "linear", "q": q, "n": 6}, 2, 0.5, return_model=True)
     p2 = {"kind": "linear", "q": np.ldexp(q, 40), "n": 6}
     m2, _, _ = solve_alternatives(p2, 2, 0.5, return_model=True)
-    assert alt._scaled(p2) is not p2 and [m1.c(x) for x in q] == [m2.c(x) for x in alt._scaled(p2)["q"]]
+    assert alt_model.rescaled_problem(p2) is not p2 and [m1.c(x) for x in q] == [m2.c(x) for x in alt_model.rescaled_problem(p2)["q"]]
 
 
 _X = np.random.default_rng(0).standard_normal((60, 5))
@@ -366,8 +367,8 @@ def test_johnsons_bound_is_never_beaten(n, k, ov):
     tau = 1 - (ov + 0.5) / k  # max_overlap(k, tau) == ov
     assert max_overlap(k, tau) == ov
     found = sum(s is not None for s in greedy_depth_search(np.arange(n, 0, -1.0), k, 50, tau, max_iters=None))
-    assert found <= alt._max_sets(n, k, ov)
-    if ov == 0: assert alt._max_sets(n, k, ov) == n // k == found
+    assert found <= alt_model.johnson_bound(n, k, ov)
+    if ov == 0: assert alt_model.johnson_bound(n, k, ov) == n // k == found
 
 
 # ======================================================================================================================

@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 bench = pytest.importorskip("bench_alternatives")
 import mlxplain.alternatives as alt
+from mlxplain.alternatives import model as alt_model, search as alt_search
 
 
 def test_rule_grid_is_the_papers_grid_in_a_seeded_order():
@@ -21,13 +22,13 @@ def test_rule_grid_is_the_papers_grid_in_a_seeded_order():
 
 
 def test_profile_ours_splits_the_time_and_restores_the_solver():
-    saved = (alt._CpSatModel.solve, alt._one_worker, alt._solve_model, alt._step_search, alt._MaxMinWalk.run,
-             alt._Band.run)
+    saved = (alt_model.CpSatModel.solve, alt_search.one_worker_solver, alt_search.solve_model, alt_search._step_search, alt_search._MaxMinWalk.run,
+             alt_search._BandSearch.run)
     p = {"kind": "linear", "q": np.random.default_rng(0).random(40), "n": 40}
     prof = bench.profile_ours(p, 6, 0.5, 6, "sequential", "sum", "auto", 10.0,
                               alt.SolverOptions(nodes=0))  # no step search: every step is a CP-SAT solve
-    assert (alt._CpSatModel.solve, alt._one_worker, alt._solve_model, alt._step_search, alt._MaxMinWalk.run,
-             alt._Band.run) == saved
+    assert (alt_model.CpSatModel.solve, alt_search.one_worker_solver, alt_search.solve_model, alt_search._step_search, alt_search._MaxMinWalk.run,
+             alt_search._BandSearch.run) == saved
     assert prof["cpsat_calls"] == 7 and prof["cpsat_s"] > 0 and prof["build_s"] >= 0
     parts = prof["cpsat_s"] + prof["build_s"] + prof["walk_s"] + prof["other_s"]
     assert parts == pytest.approx(prof["profile_total_s"], rel=1e-6) and prof["cause"]
