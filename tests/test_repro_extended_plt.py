@@ -108,3 +108,20 @@ def test_seed_tables_part_covers_training_seeds_times_noise_seeds(tmp_path, need
     meta = json.loads((tmp_path / "meta.json").read_text())   # each row names its code and run; meta.json both
     assert set(written["_run"]) == {meta["started"]} and set(written["_version"]) == {meta["code_version"]["seed_tables"]}
     assert meta["runs"][meta["started"]]["code_version"] == {"seed_tables": meta["code_version"]["seed_tables"]}
+
+
+def test_a_run_of_some_cells_keeps_the_other_cells_rows(tmp_path, monkeypatch):
+    """The README's promise for `--refresh` with some sets or seeds: a part's table keeps the rows of the cells this call
+    did not run. ExtendedPLT's reproduce replaced the table with the call's rows."""
+    import mlxplain.repro.extended_plt as R
+    def fake_run_grid(func, grid, **kw):   # one record per cell, without training anything
+        return pd.DataFrame([{**{k: v for k, v in g.items() if k != "data_home"}, "drop_pct": 1.0, "_version": "v"}
+                             for g in grid])
+    monkeypatch.setattr(R, "run_grid", fake_run_grid)
+    R._run_part("sweep", tmp_path, ["CAL500", "bibtex"], [0, 1], True, None, 1, None, "r0")
+    first = pd.read_csv(tmp_path / "sweep.csv")
+    R._run_part("sweep", tmp_path, ["bibtex"], [1], True, None, 1, None, "r1")     # a rerun of one set and seed
+    again = pd.read_csv(tmp_path / "sweep.csv")
+    key = ["dataset", "normalization", "split", "seed"]
+    assert len(again) == len(first) and sorted(map(tuple, again[key].values.tolist())) == sorted(
+        map(tuple, first[key].values.tolist()))

@@ -157,11 +157,12 @@ def test_one_run_part_honours_seeds_and_extends_its_file(tmp_path, need_data):
 
 
 def test_keep_others_replaces_only_recomputed_pairs(tmp_path):
+    from mlxplain.experiments import keep_other_rows
     path = tmp_path / "t.csv"
-    assert E._keep_others(path, pd.DataFrame({"dataset": ["a"], "seed": [0], "v": [1.0]}))["v"].tolist() == [1.0]
+    assert keep_other_rows(path, pd.DataFrame({"dataset": ["a"], "seed": [0], "v": [1.0]}))["v"].tolist() == [1.0]
     pd.DataFrame({"dataset": ["a", "a", "b"], "seed": [0, 1, 0], "v": [1.0, 2.0, 3.0]}).to_csv(path, index=False)
     new = pd.DataFrame({"dataset": ["a"], "seed": [1], "v": [9.0]})
-    got = E._keep_others(path, new)
+    got = keep_other_rows(path, new)
     assert sorted(zip(got["dataset"], got["seed"], got["v"])) == [("a", 0, 1.0), ("a", 1, 9.0), ("b", 0, 3.0)]
 
 

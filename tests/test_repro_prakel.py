@@ -245,3 +245,22 @@ def test_a_partial_reproduce_keeps_the_other_parts_record(tmp_path, need_data):
     assert meta["design"]["seeds_per_part"] == {"main": [0, 1], "onesided": [0, 1, 2]}
     assert meta["runs"] == {"r0": {"code_version": {"main": "v0"}, "note": "kept"}, "r1": {"code_version": {"onesided": "v1"}}}
     assert meta["files"] == {"main": ["runs.csv"], "onesided": ["runs_onesided.csv"]} and meta["stale_rows"] == {"main": "a note"}
+
+
+def test_a_run_of_one_data_set_keeps_the_other_sets_rows(tmp_path, monkeypatch, need_data):
+    """The README's promise for `--refresh` with some sets or seeds: the table keeps its other rows, and meta.json names
+    every set and seed it holds. PRAkEL's reproduce replaced a part's whole table with the rows of the call."""
+    import mlxplain.repro.prakel as R
+    need_data("emotions", "yeast")
+    def fake_run_grid(func, grid, **kw):   # the cells' records without training anything
+        sets = list(dict.fromkeys(g["dataset"] for g in grid))
+        return _fake_part(sorted({g["repeat"] for g in grid}), sets).assign(_version="v", _run=kw.get("run"))
+    monkeypatch.setattr(R, "run_grid", fake_run_grid)
+    R.reproduce(tmp_path, parts=["main"], datasets=["emotions", "yeast"], seeds=[0, 1])
+    R.reproduce(tmp_path, parts=["main"], datasets=["yeast"], seeds=[1])          # a rerun of one set and seed
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert sorted(set(zip(runs["dataset"], runs["repeat"]))) == [("emotions", 0), ("emotions", 1), ("yeast", 0),
+                                                                  ("yeast", 1)]
+    assert len(runs) == 8                                                          # (yeast, 1) once, not twice
+    meta = read_meta(tmp_path)
+    assert {d["name"] if isinstance(d, dict) else d for d in meta["datasets"]} >= {"emotions", "yeast"}

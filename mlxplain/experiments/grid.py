@@ -16,8 +16,8 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['expand_grid', 'atomic_write_csv', 'atomic_write_json', 'CacheWarning', 'read_cache', 'usable_cores', 'run_grid',
-           'code_version', 'code_modules', 'auto_version', 'timer']
+__all__ = ['expand_grid', 'atomic_write_csv', 'atomic_write_json', 'keep_other_rows', 'CacheWarning', 'read_cache',
+           'usable_cores', 'run_grid', 'code_version', 'code_modules', 'auto_version', 'timer']
 
 # %% ../../nbs/03_experiments.ipynb #507654eb
 def expand_grid(grid: dict | list) -> list[dict]:
@@ -66,6 +66,21 @@ def _jsonable(o):
 def atomic_write_json(obj, path, indent=1):
     "Write `obj` to `path` as JSON, atomically; numpy scalars become numbers, other unknown objects text."
     return _atomic_write(path, lambda f: json.dump(obj, f, indent=indent, default=_jsonable))
+
+# %% ../../nbs/03_experiments.ipynb #3742c1cd
+def keep_other_rows(path,                        # the table written before (may not exist)
+                    new: pd.DataFrame,           # this run's rows
+                    keys=("dataset", "seed"),    # the columns of a run's unit; those missing from a table are left out
+                   ) -> pd.DataFrame:
+    "`new` after the rows of the table at `path` whose `keys` values `new` does not hold (`new` alone if none)."
+    path = Path(path)
+    if not path.exists() or new.empty: return new.reset_index(drop=True)
+    old = pd.read_csv(path, dtype={"_version": str, "_run": str})
+    key = [c for c in keys if c in old and c in new]
+    if not key: return new.reset_index(drop=True)   # no common unit: the new table replaces the old
+    done = pd.MultiIndex.from_frame(new[key].astype(str).drop_duplicates())
+    kept = old[~pd.MultiIndex.from_frame(old[key].astype(str)).isin(done)]
+    return pd.concat([kept, new], ignore_index=True)
 
 # %% ../../nbs/03_experiments.ipynb #3a1f0c04
 def _pid_alive(pid: int) -> bool:

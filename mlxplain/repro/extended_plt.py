@@ -15,7 +15,7 @@ import pandas as pd
 import scipy.sparse as sp
 from ..checks import check_X, check_Y, check_int
 from ..data import load, load_split, registry, train_test_split
-from ..experiments import atomic_write_csv, read_meta, results_dir, run_grid, write_meta
+from ..experiments import atomic_write_csv, keep_other_rows, read_meta, results_dir, run_grid, write_meta
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from ..experiments import row_provenance
 from ..experiments import datasets_by_part, scratch_dir
@@ -405,7 +405,9 @@ def _run_part(part, out_dir, sets, seeds, quick, data_home, n_jobs, scheduler, r
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     tables = _split_runs(df) if part == "evaluation" else {
         PART_FILES[part][0]: df.drop(columns=["_cell"], errors="ignore")}
-    for name, t in tables.items(): atomic_write_csv(t, out_dir / name)
+    unit = tuple(k for k in grid[0] if k != "data_home") if grid else ("dataset",)   # what a cell is
+    for name, t in tables.items():   # the rows of the cells this call did not run are kept
+        atomic_write_csv(keep_other_rows(out_dir / name, t, unit), out_dir / name)
     facts = {"this_call_wall_s": wall, "this_call_cpu_s": cpu}
     if part == "evaluation":
         cells = tables["train.csv"]

@@ -21,7 +21,7 @@ from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from .. import metrics as M
-from ..experiments import datasets_by_part, scratch_dir
+from ..experiments import datasets_by_part, scratch_dir, keep_other_rows
 
 # %% auto #0
 __all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'SMALL_SETS', 'FIG34_SETS',
@@ -577,17 +577,6 @@ def _grid(part, sets, seeds, data_home) -> tuple:
     return partial(_frame_cell, protocols[part], data_home=data_home), grid
 
 # %% ../../nbs/10a_fals_experiments.ipynb #b3dd3ce7
-def _keep_others(path, new) -> pd.DataFrame:
-    "`new` after the rows of the table at `path` whose (dataset, seed) pair `new` does not hold."
-    path = Path(path)
-    if not path.exists() or new.empty or "dataset" not in new: return new.reset_index(drop=True)
-    old = pd.read_csv(path, dtype={"_version": str, "_run": str})
-    key = [c for c in ("dataset", "seed") if c in old and c in new]
-    if "dataset" not in key: return new.reset_index(drop=True)
-    done = pd.MultiIndex.from_frame(new[key].drop_duplicates())
-    kept = old[~pd.MultiIndex.from_frame(old[key]).isin(done)]
-    return pd.concat([kept, new], ignore_index=True)
-
 def _run_part(part, out_dir, sets, seeds, data_home, n_jobs, scheduler, run) -> tuple:
     """Run a part by run_grid (cached in out_dir/_cache), write its tidy table(s); (frames, code version).
     Every row keeps `_version` and `_run` (the code and the `reproduce` call that computed it, see run_grid),
@@ -596,7 +585,7 @@ def _run_part(part, out_dir, sets, seeds, data_home, n_jobs, scheduler, run) -> 
     df = run_grid(func, grid, cache=out_dir / "_cache" / f"{part}.csv", n_jobs=n_jobs, scheduler=scheduler,
                   version="auto", desc=f"FALS {part}", run=run)
     frames = _split_variants(df) if part == "variants" else (df.drop(columns=["ref_seed"], errors="ignore"),)
-    frames = tuple(_keep_others(out_dir / name, f) for name, f in zip(PART_FILES[part], frames))
+    frames = tuple(keep_other_rows(out_dir / name, f) for name, f in zip(PART_FILES[part], frames))
     for name, f in zip(PART_FILES[part], frames): atomic_write_csv(f, out_dir / name)
     return frames, df.attrs.get("version")
 

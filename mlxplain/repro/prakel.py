@@ -21,7 +21,7 @@ from ..learners import BinaryRelevance
 from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv,
                                   atomic_write_json, check_parts, check_datasets, check_seeds, holm,
                                   confirm_part, row_provenance)
-from ..experiments import datasets_by_part, scratch_dir
+from ..experiments import datasets_by_part, scratch_dir, keep_other_rows
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
@@ -585,8 +585,9 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); 
         func, grid = _grids(datasets, part_seeds[part], data_home)[part]
         df = run_grid(func, grid, cache=out_dir / "_cache" / _RUN_FILES[part], n_jobs=n_jobs,
                       scheduler=scheduler, version="auto", desc=f"PRAkEL reproduction: {part}", run=run)
-        tables[part] = df.drop(columns=["_cell"], errors="ignore")
-        atomic_write_csv(tables[part], out_dir / _RUN_FILES[part])
+        tables[part] = df.drop(columns=["_cell"], errors="ignore")   # with the rows of other sets and repeats kept:
+        atomic_write_csv(keep_other_rows(out_dir / _RUN_FILES[part], tables[part], ("dataset", "repeat")),
+                         out_dir / _RUN_FILES[part])
     if parts:
         _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, quick=quick, started=started,
                 scheduler=scheduler, n_jobs=n_jobs)
