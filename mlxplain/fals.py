@@ -17,7 +17,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from .checks import (check_k, check_int, check_float, check_X, check_Y, check_feature_names, check_verbose,
-                             check_estimator)
+                             check_estimator, MAX_JOBS)
 from .learners import MultiLabelClassifierMixin, progress
 
 # %% auto #0
@@ -79,9 +79,9 @@ _THREAD_WEIGHTS = 1 << 22   # n_threads=None: networks with fewer weights train 
 def _check_n_threads(n_threads):
     "n_threads if it is None or a positive int; else a clear ValueError."
     is_int = isinstance(n_threads, (int, np.integer)) and not isinstance(n_threads, (bool, np.bool_))
-    if n_threads is not None and not (is_int and n_threads >= 1):
+    if n_threads is not None and not (is_int and 1 <= n_threads <= MAX_JOBS):   # torch takes a C int
         raise ValueError(f"n_threads={n_threads!r}: "
-                         "give None (chosen from the network size) or a positive int")
+                         f"give None (chosen from the network size) or an int in [1, {MAX_JOBS}]")
     return n_threads
 
 def _resolve_threads(n_threads, n_weights):

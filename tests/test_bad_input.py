@@ -715,3 +715,11 @@ def test_metrics_at_k_refuse_bad_k(fname, k):
 def test_make_alternative_groups_validates(kw, msg):
     from mlxplain.data import make_alternative_groups
     with pytest.raises((ValueError, TypeError), match=msg): make_alternative_groups(**kw)
+
+
+def test_fals_n_threads_beyond_a_c_int_is_an_error_naming_it():
+    "A fresh fuzz (tools/fuzz_bad_input.py): n_threads=10**12 reached torch and failed with 'Overflow when unpacking long'."
+    from mlxplain.fals import FALS
+    X, Y = np.random.default_rng(0).random((20, 4)), np.eye(20, 3, dtype=int)
+    with pytest.raises(ValueError, match=r"n_threads=1000000000000: .* an int in \[1, 4096\]"):
+        FALS(n_threads=10**12, epochs=1).fit(X, Y)
