@@ -1,0 +1,99 @@
+"""The alternatives' first call in a new process: the kernels compiled ahead of time (numba.pycc) are loaded when an
+AOT module built from this very source is present, so a fresh install never imports numba; otherwise numba is imported
+only on the first kernel call. Each test runs the package in a subprocess (a copy of it where a module is built)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mlxplain.alternatives import kernels
+
+PACKAGE = Path(kernels.__file__).resolve().parents[1]  # the `mlxplain` folder
+
+FIT = r"""
+import json, sys
+import numpy as np
+import mlxplain.alternatives as alt
+from mlxplain.alternatives import kernels
+q = np.array(json.loads(sys.argv[1]))
+out = {"numba_after_import": "numba" in sys.modules}
+for search, agg in (("sequential", "sum"), ("simultaneous", "sum"), ("simultaneous", "min")):
+    s = alt.AlternativeFeatureSelector(objective=q, k=5, n_alternatives=3, tau=0.8, search=search,
+                                       aggregation=agg).fit()
+    out[f"{search} {agg}"] = [[sorted(map(int, f)) for f in s.feature_sets_], list(s.statuses_),
+                              [round(float(v), 12) for v in s.qualities_]]
+out.update(backend=kernels.backend(), numba="numba" in sys.modules)
+print(json.dumps(out))
+"""
+
+
+def run(code, *args, root=None, **env):
+    "Run `code` in a new Python process (the package from `root`, if given); its last output line as JSON."
+    env = {**os.environ, **env}
+    if root is not None: env["PYTHONPATH"] = str(root)
+    out = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=900,
+                         cwd=root or None)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def breast_cancer_q():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.feature_selection import mutual_info_classif
+    X, y = load_breast_cancer(return_X_y=True)
+    return json.dumps(mutual_info_classif(X, y, random_state=0).tolist())
+
+
+@pytest.fixture(scope="module")
+def aot_root(tmp_path_factory):
+    "A copy of the package with an AOT module for this CPU (built for the best level it runs; ~15-30 s)."
+    root = tmp_path_factory.mktemp("aot")
+    shutil.copytree(PACKAGE, root / "mlxplain", ignore=shutil.ignore_patterns("__pycache__", "_kernels_aot_*"))
+    folder = root / "mlxplain" / "alternatives"
+    ccs = [cc for cc in kernels.aot_compilers(str(folder)) if f"_{kernels._runnable_levels()[0]}_" in cc.name]
+    if not ccs: pytest.skip("no ahead-of-time build here (numba.pycc or a C compiler missing)")
+    ccs[0].compile()
+    return root
+
+
+def test_import_does_not_load_numba():
+    "Importing the package (no AOT module in the way: MLXPLAIN_KERNELS=jit) leaves numba for the first kernel call."
+    code = ("import sys, mlxplain.alternatives as alt; from mlxplain.alternatives import kernels; "
+            "import json; a = 'numba' in sys.modules; kernels.backend(); print(json.dumps([a, 'numba' in sys.modules]))")
+    assert run(code, MLXPLAIN_KERNELS="jit") == [False, True]
+
+
+def test_fresh_install_fits_without_numba_and_as_the_jit_does(aot_root, breast_cancer_q, tmp_path):
+    "Empty numba cache, AOT module present: the three breast-cancer fits never import numba; same sets as the JIT."
+    aot = run(FIT, breast_cancer_q, root=aot_root, NUMBA_CACHE_DIR=str(tmp_path), MLXPLAIN_KERNELS="aot")
+    assert aot["backend"].startswith("aot-") and not aot["numba_after_import"] and not aot["numba"]
+    jit = run(FIT, breast_cancer_q, MLXPLAIN_KERNELS="jit")  # the package under test, numba's cache as it is
+    assert jit["backend"] == "jit" and jit["numba"]
+    for key in ("sequential sum", "simultaneous sum", "simultaneous min"):
+        assert aot[key] == jit[key], key
+
+
+def test_stale_aot_module_is_never_loaded(aot_root, tmp_path):
+    "A module built from other source (here: the source edited after the build) is ignored: the JIT serves."
+    root = tmp_path / "stale"
+    shutil.copytree(aot_root, root)
+    with open(root / "mlxplain" / "alternatives" / "kernels.py", "a") as f: f.write("\n# edited after the build\n")
+    code = "import json; from mlxplain.alternatives import kernels; print(json.dumps(kernels.backend()))"
+    assert run(code, root=aot_root).startswith("aot-")
+    assert run(code, root=root) == "jit"
+
+
+def test_build_without_a_c_compiler_only_warns():
+    "No C compiler: no AOT modules (a warning naming the fallback), so `pip install` still works."
+    code = ("import json, warnings; from mlxplain.alternatives import kernels\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always'); ccs = kernels.aot_compilers()\n"
+            "print(json.dumps([len(ccs), [str(x.message) for x in w]]))")
+    n, messages = run(code, CC="/nonexistent/cc")
+    assert n == 0 and any("compile on first use" in m for m in messages), messages
