@@ -71,12 +71,23 @@ def test_import_does_not_load_numba():
 
 def test_fresh_install_fits_without_numba_and_as_the_jit_does(aot_root, breast_cancer_q, tmp_path):
     "Empty numba cache, AOT module present: the three breast-cancer fits never import numba; same sets as the JIT."
-    aot = run(FIT, breast_cancer_q, root=aot_root, NUMBA_CACHE_DIR=str(tmp_path), MLXPLAIN_KERNELS="aot")
+    # (checked: the AOT module, every call's arguments checked against the signatures first)
+    aot = run(FIT, breast_cancer_q, root=aot_root, NUMBA_CACHE_DIR=str(tmp_path), MLXPLAIN_KERNELS="checked")
     assert aot["backend"].startswith("aot-") and not aot["numba_after_import"] and not aot["numba"]
-    jit = run(FIT, breast_cancer_q, MLXPLAIN_KERNELS="jit")  # the package under test, numba's cache as it is
+    # the JIT from the same copy and its in-tree numba cache, which the build must have left usable
+    jit = run(FIT, breast_cancer_q, root=aot_root, NUMBA_CACHE_DIR="", MLXPLAIN_KERNELS="jit")
     assert jit["backend"] == "jit" and jit["numba"]
     for key in ("sequential sum", "simultaneous sum", "simultaneous min"):
         assert aot[key] == jit[key], key
+
+
+def test_checked_mode_rejects_a_wrong_dtype(aot_root):
+    "An AOT kernel does not check its arguments (an int32 array would corrupt memory): the checked mode does."
+    code = ("import json, numpy as np; from mlxplain.alternatives import kernels\n"
+            "try: kernels.compat_rows(np.zeros((2, 1), np.uint64), 0, np.zeros(2, np.int32)); print(json.dumps(''))\n"
+            "except TypeError as e: print(json.dumps(str(e)))")
+    msg = run(code, root=aot_root, MLXPLAIN_KERNELS="checked")
+    assert "argument 2 must be a C-contiguous 1-D int64 array, got int32" in msg, msg
 
 
 def test_stale_aot_module_is_never_loaded(aot_root, tmp_path):

@@ -576,20 +576,36 @@ def _runnable_levels() -> list:
 
 _LOADED = {}  # entry point name -> compiled function, and "" -> the backend's name
 
-def jit_kernels() -> dict:
+def jit_kernels(cache: bool = True) -> dict:
     "Every kernel compiled by numba's JIT (imports numba; each compiles on its first call, cached on disk)."
     import numba
     for name, f in _SOURCE.items():  # bound by name where the kernels look up their callees
         if not isinstance(f.__globals__.get(name), numba.core.registry.CPUDispatcher):
-            f.__globals__[name] = numba.njit(cache=True)(f)
+            f.__globals__[name] = numba.njit(cache=cache)(f)
     return {name: f.__globals__[name] for name, f in _SOURCE.items()}
+
+def _checked(fn, name):
+    "fn with every argument checked against the entry point's signature first (dtype, dimensions, C order)."
+    want = [_TYPES[a][1] for a in ENTRY[name][1]]
+    def call(*args):
+        if len(args) != len(want): raise TypeError(f"{name}: {len(args)} arguments, the signature has {len(want)}")
+        for i, (a, w) in enumerate(zip(args, want)):
+            if w is None:
+                if isinstance(a, np.ndarray) or not isinstance(a, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"{name}: argument {i} must be a number, got {type(a).__name__}")
+            elif (not isinstance(a, np.ndarray) or a.dtype != np.dtype(w[0]) or a.ndim != w[1]
+                  or not a.flags.c_contiguous):
+                raise TypeError(f"{name}: argument {i} must be a C-contiguous {w[1]}-D {w[0]} array, got "
+                                f"{getattr(a, 'dtype', type(a).__name__)} {getattr(a, 'shape', '')}")
+        return fn(*args)
+    return call
 
 def _load() -> dict:
     "Load the kernels once: the AOT module built from this source for this CPU, else numba's JIT (imports numba)."
     if _LOADED: return _LOADED
     mode = os.environ.get("MLXPLAIN_KERNELS", "auto")
-    if mode not in ("auto", "jit", "aot"):
-        raise ValueError(f"MLXPLAIN_KERNELS={mode!r}: use 'auto', 'jit' or 'aot'")
+    if mode not in ("auto", "jit", "aot", "checked"):
+        raise ValueError(f"MLXPLAIN_KERNELS={mode!r}: use 'auto', 'jit', 'aot' or 'checked'")
     mod, name = None, "jit"
     if mode != "jit":
         h = source_hash()
@@ -597,11 +613,12 @@ def _load() -> dict:
             try: mod, name = importlib.import_module(f"{_PACKAGE}._kernels_aot_{level}_{h}"), f"aot-{level}"
             except ImportError: continue
             break
-        if mod is None and mode == "aot":
-            raise ImportError(f"MLXPLAIN_KERNELS=aot: no ahead-of-time kernels for this source ({h}) and CPU; build "
+        if mod is None and mode in ("aot", "checked"):
+            raise ImportError(f"MLXPLAIN_KERNELS={mode}: no ahead-of-time kernels for this source ({h}) and CPU; build "
                               "them with `python -m mlxplain.alternatives.kernels --build`")
     fns = jit_kernels() if mod is None else {n: getattr(mod, n) for n in ENTRY}
-    _LOADED.update({n: fns[n] for n in ENTRY}, **{"": name})
+    wrap = _checked if mode == "checked" else (lambda fn, name: fn)
+    _LOADED.update({n: wrap(fns[n], n) for n in ENTRY}, **{"": name})
     return _LOADED
 
 def backend() -> str:
@@ -634,7 +651,7 @@ def aot_compilers(folder: str = _HERE) -> list:
     src = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = src
     spec.loader.exec_module(src)
-    jit, out, h = src.jit_kernels(), [], source_hash(folder)
+    jit, out, h = src.jit_kernels(cache=False), [], source_hash(folder)  # (its cache would name src)
     for level, cpu in cpu_levels().items():
         try: cc = CC(f"_kernels_aot_{level}_{h}", source_module=src)
         except RuntimeError as e:  # pycc's check for a C compiler failed
