@@ -108,3 +108,36 @@ def test_build_without_a_c_compiler_only_warns():
             "print(json.dumps([len(ccs), [str(x.message) for x in w]]))")
     n, messages = run(code, CC="/nonexistent/cc")
     assert n == 0 and any("compile on first use" in m for m in messages), messages
+
+
+def test_kernels_use_none_of_the_slow_to_compile_numba_features():
+    """Slice assignment (its shape check formats an error message: numba compiles its string machinery for it),
+    ndarray reductions and copies, np.searchsorted/concatenate/sort: each costs seconds of JIT compilation on the
+    first call of an install without AOT modules; the kernels use loops instead."""
+    import inspect
+    assert not slow_features(inspect.getsource(kernels))
+
+
+def slow_features(src):
+    "Where the kernels (functions decorated with @_kernel) of module source `src` use a slow-to-compile feature."
+    import ast
+    tree = ast.parse(src)
+    kernel_defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)
+                   and any(getattr(d, "id", None) == "_kernel" for d in n.decorator_list)]
+    assert len(kernel_defs) >= 18
+    found = []
+    for fn in kernel_defs:
+        for node in ast.walk(fn):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for t in targets:
+                for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice):
+                        found.append(f"{fn.name}: slice assignment")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                name = node.func.attr
+                base = getattr(node.func.value, "id", None)
+                if base == "np" and name in ("searchsorted", "concatenate", "sort", "argsort", "zeros_like"):
+                    found.append(f"{fn.name}: np.{name}")
+                elif base != "np" and name in ("min", "max", "copy", "sum"):
+                    found.append(f"{fn.name}: .{name}()")
+    return found

@@ -21,6 +21,24 @@ _ALTERNATE_BITS, _ALTERNATE_PAIRS, _ALTERNATE_NIBBLES, _ONE_PER_BYTE = (np.uint6
                        np.uint64(0x0101010101010101))
 
 @_kernel
+def _min1(v):
+    "Least entry of a 1-D integer array (a loop: ndarray.min compiles numba's generic reduction)."
+    m = v[0]
+    for i in range(1, v.shape[0]):
+        if v[i] < m: m = v[i]
+    return m
+
+@_kernel
+def _first_geq(a, x):
+    "First position i of the non-decreasing a with a[i] >= x (np.searchsorted(a, x, 'left'), as a loop)."
+    lo, hi = 0, a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x: lo = mid + 1
+        else: hi = mid
+    return lo
+
+@_kernel
 def _popcount(x):
     "Bits set in a uint64 (the SWAR count)."
     x = x - ((x >> np.uint64(1)) & _ALTERNATE_BITS)
@@ -130,7 +148,7 @@ def _best_move(c, X, val, O, ov, w, floor):
 def _descend(c, X, val, O, ov):
     "The best move on a weakest set, as long as one lifts every set it touches above the minimum."
     while True:
-        m, moved = val.min(), False
+        m, moved = _min1(val), False
         for w in range(X.shape[0]):
             if val[w] != m: continue
             gain, out, inn, s = _best_move(c, X, val, O, ov, w, m)
@@ -141,6 +159,15 @@ def _descend(c, X, val, O, ov):
         if not moved: return
 
 @_kernel
+def _keep(X, val, O, X2, val2, O2):
+    "Copy the sets X, their values and overlaps into X2, val2, O2 (loops: slice assignment compiles shape checks)."
+    n, nf = X.shape
+    for l in range(n):
+        val2[l] = val[l]
+        for j in range(nf): X2[l, j] = X[l, j]
+        for t in range(n): O2[l, t] = O[l, t]
+
+@_kernel
 def balance_min(c, X0, ov, kicks, target, seed):
     """Max-min local search from the sets X0 (0/1 rows of k ones, overlaps <= ov; c: integer qualities): a descent,
     then restarts (a few random feasible moves from the best sets so far, and a descent) until `kicks` restarts in a
@@ -148,16 +175,20 @@ def balance_min(c, X0, ov, kicks, target, seed):
     found (never worse than X0)."""
     np.random.seed(seed)
     n, nf = X0.shape
-    X, val, O = X0.copy(), np.zeros(n, dtype=np.int64), np.zeros((n, n), dtype=np.int64)
+    X, val, O = np.empty((n, nf), dtype=np.uint8), np.zeros(n, dtype=np.int64), np.zeros((n, n), dtype=np.int64)
+    for l in range(n):
+        for j in range(nf): X[l, j] = X0[l, j]
     for l in range(n):
         for j in range(nf):
             val[l] += X[l, j] * c[j]
             for t in range(n): O[l, t] += X[l, j] * X[t, j]
     _descend(c, X, val, O, ov)
-    best, bval, bO, last = X.copy(), val.copy(), O.copy(), 0
+    best, bval, bO = np.empty((n, nf), dtype=np.uint8), np.empty(n, dtype=np.int64), np.empty((n, n), dtype=np.int64)
+    _keep(X, val, O, best, bval, bO)
+    last = 0
     for it in range(50 * kicks):
-        if bval.min() >= target or it - last >= kicks: break
-        X[:], val[:], O[:] = best, bval, bO
+        if _min1(bval) >= target or it - last >= kicks: break
+        _keep(best, bval, bO, X, val, O)
         for _ in range(2 + it % 3):  # a kick: two to four random feasible moves, whatever their gain
             for _try in range(100):
                 w, out, inn, s = np.random.randint(n), np.random.randint(nf), np.random.randint(nf), np.random.randint(-1, n)
@@ -167,7 +198,9 @@ def balance_min(c, X0, ov, kicks, target, seed):
                     _apply_move(X, val, O, c, w, out, inn, s)
                     break
         _descend(c, X, val, O, ov)
-        if val.min() > bval.min(): best[:], bval[:], bO[:], last = X, val, O, it + 1
+        if _min1(val) > _min1(bval):
+            _keep(X, val, O, best, bval, bO)
+            last = it + 1
     return best
 
 # %% ../../nbs/40d_alternatives_kernels.ipynb #band30k
@@ -194,8 +227,11 @@ def band_subsets(c, k, lo, hi, limit):
             continue
         if m == limit: return rows, vals, -1
         if m == len(rows):  # room for twice as many
-            rows = np.concatenate((rows, np.zeros_like(rows)))
-            vals = np.concatenate((vals, np.zeros_like(vals)))
+            rows2, vals2 = np.zeros((2 * m, rows.shape[1]), dtype=np.uint64), np.zeros(2 * m, dtype=np.int64)
+            for i2 in range(m):
+                vals2[i2] = vals[i2]
+                for w2 in range(rows.shape[1]): rows2[i2, w2] = rows[i2, w2]
+            rows, vals = rows2, vals2
         for t in range(k): rows[m, pos[t] // 64] |= np.uint64(1) << np.uint64(pos[t] % 64)
         vals[m], m = cur, m + 1
     return rows, vals, m
@@ -206,7 +242,8 @@ def compat_rows(A, ov, lo):
     searches read no bit below lo[i])."""
     m, W = A.shape
     N = np.zeros((m, (m + 63) // 64), dtype=np.uint64)
-    a = A[:, 0].copy()  # up to 64 features (one word per set): read from a flat copy, about twice as fast
+    a = np.empty(m, dtype=np.uint64)  # up to 64 features (one word per set): a flat copy, about twice as fast
+    for i in range(m): a[i] = A[i, 0]
     for i in range(m):
         for w in range(lo[i] // 64, (i + 63) // 64):
             word = np.uint64(0)
@@ -255,7 +292,7 @@ def _band_nodes(N, neg, r, limit, state, P, words, wlo, bud, chosen):
         if d + 1 < r:  # depth d + 1: the candidates before v, compatible with v, worth at most its cap
             # written out here and in `band_walk`: a compiled helper for these lines made the search about 1.5x slower
             bud[d + 1] = bud[d] + neg[v]
-            lo = np.searchsorted(neg, -(bud[d + 1] + (r - d - 2) * neg[v]), side="left")
+            lo = _first_geq(neg, -(bud[d + 1] + (r - d - 2) * neg[v]))
             words[d + 1], wlo[d + 1] = v // 64 + 1, lo // 64
             for u in range(wlo[d + 1], words[d + 1]): P[d + 1, u] = P[d, u] & N[v, u]
             if wlo[d + 1] < words[d + 1]:
@@ -271,7 +308,7 @@ def band_walk(N, neg, S, r, cur, limit, state, P, words, wlo, bud, chosen):
         i = cur[0]
         if cur[1] == 0:  # a new weakest set: S less its worth for the r partners, each worth at least as much
             bud[0] = S + neg[i]
-            lo = np.searchsorted(neg, -(bud[0] + (r - 1) * neg[i]), side="left")
+            lo = _first_geq(neg, -(bud[0] + (r - 1) * neg[i]))
             words[0], wlo[0] = i // 64 + 1, lo // 64
             for u in range(wlo[0], words[0]): P[0, u] = N[i, u]
             if wlo[0] < words[0]: P[0, wlo[0]] &= ~((np.uint64(1) << np.uint64(lo % 64)) - np.uint64(1))
@@ -287,7 +324,7 @@ def _relaxed_best(c, mptr, midx, pattern, banned, cnt, used, ov, j, r):
     """The best r features from position j on in a relaxation: each feature counts against the first set holding
     it only (a partition matroid, so taking them greedily in quality order is its optimum); features of a full
     set are left out. Returns (total, True), or (0, False) when not even the relaxation has r features."""
-    used[:] = 0
+    for g in range(used.shape[0]): used[g] = 0
     tot = 0
     for t in range(j, c.shape[0]):
         if banned[pattern[t]]: continue
@@ -352,7 +389,7 @@ def step_nodes(c, mptr, midx, pattern, k, ov, gap, limit, state, banned, cnt, us
             if r == 1:  # the set is full
                 if not have or s[d] + c[j] > best:
                     best, have = s[d] + c[j], 1
-                    best_set[:] = chosen
+                    for t in range(k): best_set[t] = chosen[t]
                     if best >= stop:
                         state[0], state[1], state[2], state[3], state[4] = d, ptop, nodes, have, best
                         return True
