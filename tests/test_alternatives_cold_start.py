@@ -141,3 +141,15 @@ def slow_features(src):
                 elif base != "np" and name in ("min", "max", "copy", "sum"):
                     found.append(f"{fn.name}: .{name}()")
     return found
+
+
+def test_warmup_fills_numbas_cache_for_an_install_without_aot(breast_cancer_q, tmp_path):
+    "`python -m mlxplain.alternatives.kernels --warmup` (JIT backend): a later process's fits compile no kernel."
+    env = {"NUMBA_CACHE_DIR": str(tmp_path), "MLXPLAIN_KERNELS": "jit"}
+    out = subprocess.run([sys.executable, "-m", "mlxplain.alternatives.kernels", "--warmup"], capture_output=True,
+                         text=True, timeout=900, env={**os.environ, **env})
+    assert out.returncode == 0 and "kernels: jit" in out.stdout, out.stderr[-2000:]
+    code = FIT.replace("print(json.dumps(out))", "out['compiled'] = {n: sum(getattr(kernels, n).stats.cache_misses."
+                       "values()) for n in kernels.ENTRY}\nprint(json.dumps(out))")
+    got = run(code, breast_cancer_q, **env)
+    assert got["backend"] == "jit" and not any(got["compiled"].values()), got["compiled"]
