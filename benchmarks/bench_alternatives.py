@@ -20,6 +20,7 @@ niced on one core:
 
     nice -n 5 taskset -c 1 .venv/bin/python benchmarks/bench_alternatives.py --pmlb [--quick] [--problems a,b]
     nice -n 5 .venv/bin/python benchmarks/bench_alternatives.py --rule [--limit N] [--offset M] [--out CSV]
+    nice -n 5 .venv/bin/python benchmarks/bench_alternatives.py --cold [--limit 20] [--rounds 3] [--kernels jit]
 
 A fourth part (`--rule`, issue 28) cannot be tuned to: its problems and settings are drawn by the rule in `RULE`
 (every staged binary PMLB set of the registry, breast cancer and seeded make_classification families; the paper's
@@ -32,6 +33,12 @@ grid is days of alfese time; `--limit N` runs the first N rows of the shuffled o
 interrupted run continues) without measuring a row twice. Rows under 10x at alfese's gap get one more, untimed run
 of ours with counters (CP-SAT solves, model building, walks, rest) and a `cause`; the run also measures CP-SAT's
 least time per solve on a trivial model.
+
+A fifth part (`--cold`, issue 45) times what a user runs, `AlternativeFeatureSelector(...).fit()` with its defaults, in
+three columns: a fresh install (new process, empty numba cache), a new process with that cache, and warm, each against
+alfese's first (resp. warm) call in the same run; on breast cancer's MI rows (k = 5, a = 3, tau = 0.8) and the first
+--limit rows of the rule's order. It writes nbs/results/alternatives/bench_cold.csv and .json (`--kernels jit`:
+bench_cold_jit.*, an install without a C compiler).
     .venv/bin/python benchmarks/bench_alternatives.py [--cap 240] [--quick] [--grid] [--grid-limit 5] [--skip-peer]
 """
 import argparse
@@ -691,6 +698,145 @@ def rule_bench(args):
         print(f"wrote {out} and {out.with_suffix('.json')}")
 
 
+# ---- --cold: the three columns a user sees (issue 45) ---------------------------------------------------------------
+# Each timed call is what a user runs: AlternativeFeatureSelector(objective=q, k, n_alternatives, tau, search,
+# aggregation).fit() with every other argument at its default. "fresh install": a new process whose numba cache is a
+# new empty folder (NUMBA_CACHE_DIR: numba reads no other cache then; an AOT module, when the install built one, is
+# part of the install); "new process": a second new process with the cache the first one filled; "warm": the median
+# of 5 more fits in that process. alfese (ManualQualityUnivariateSelector, the same qualities) runs in a new process
+# after the same imports, right after ours, so both see the same load: its first call and one more (warm).
+# Imports happen before the clock starts (reported as import_s). Columns are medians over --rounds.
+COLD_OURS = r'''
+import json, os, sys, time
+sys.path.insert(0, sys.argv[3])
+from timing_guard import untraced
+import numpy, pandas, sklearn, scipy.sparse  # what both tools import anyway
+cache = os.environ["NUMBA_CACHE_DIR"]
+files_before = sum(len(f) for _, _, f in os.walk(cache))
+t0 = time.perf_counter()
+import mlxplain.alternatives as alt
+import_s = time.perf_counter() - t0
+from mlxplain.alternatives import kernels
+row = json.loads(sys.argv[1])
+kw = dict(objective=numpy.array(row["q"]), k=row["k"], n_alternatives=row["a"], tau=row["tau"], search=row["search"],
+          aggregation=row["agg"])
+def fit():
+    untraced()
+    t0 = time.perf_counter(); s = alt.AlternativeFeatureSelector(**kw).fit()
+    return time.perf_counter() - t0, s
+first, s = fit()
+warm = sorted(fit()[0] for _ in range(int(sys.argv[2])))
+numba = "numba" in sys.modules  # (before backend(), which loads the kernels where the fits needed none)
+print(json.dumps({"import_s": import_s, "first_s": first, "warm_s": warm[len(warm) // 2] if warm else None,
+                  "statuses": list(s.statuses_), "numba": numba, "backend": kernels.backend(),
+                  "cache": cache, "cache_files_before": files_before}))
+'''
+COLD_ALFESE = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+from timing_guard import untraced
+import numpy, pandas, sklearn, scipy.sparse
+t0 = time.perf_counter()
+from alfese import alfese as af
+import_s = time.perf_counter() - t0
+row = json.loads(sys.argv[1])
+def call():
+    untraced()
+    t0 = time.perf_counter()
+    sel = af.ManualQualityUnivariateSelector(); sel.set_data(list(row["q"]))
+    if row["search"] == "sequential": sel.search_sequentially(row["k"], row["a"], row["tau"])
+    else: sel.search_simultaneously(row["k"], row["a"], row["tau"], objective_agg=row["agg"])
+    return time.perf_counter() - t0
+first = call()
+warm = sorted(call() for _ in range(int(sys.argv[2])))
+print(json.dumps({"import_s": import_s, "first_s": first, "warm_s": warm[len(warm) // 2] if warm else None}))
+'''
+COLD_BC = [("breast_cancer", 5, 0.8, 3, "sequential", "sum"), ("breast_cancer", 5, 0.8, 3, "simultaneous", "sum"),
+           ("breast_cancer", 5, 0.8, 3, "simultaneous", "min")]  # the issue's rows: MI, k = 5, a = 3, tau = 0.8
+
+
+def cold_child(code, row, reps, env, timeout):
+    "Run a timing child in a new process; its JSON, or None when it failed or ran past `timeout` (s)."
+    import subprocess
+    args = [sys.executable, "-c", code, json.dumps(row), str(reps), str(Path(__file__).resolve().parent)]
+    try:
+        out = subprocess.run(args, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode:
+        sys.stderr.write(out.stderr[-2000:])
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cold_row(row, rounds=3, kernels="auto", cap=60.0, timeout=900.0):
+    "The three columns of one row (ours: fresh install, new process, warm) and alfese's, medians over `rounds`."
+    import shutil, tempfile
+    env, cols = {"MLXPLAIN_KERNELS": kernels}, {c: [] for c in ("fresh", "newproc", "warm", "alfese_first",
+                                                                "alfese_warm", "import", "alfese_import")}
+    info = {}
+    for _ in range(rounds):
+        cache = tempfile.mkdtemp(prefix="mlxplain_cold_")
+        try:
+            fresh = cold_child(COLD_OURS, row, 0, {**env, "NUMBA_CACHE_DIR": cache}, timeout)
+            again = cold_child(COLD_OURS, row, 5, {**env, "NUMBA_CACHE_DIR": cache}, timeout)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        ref = cold_child(COLD_ALFESE, row, 1, {}, cap)
+        if fresh is None or again is None: break
+        info = {"backend": fresh["backend"], "numba_imported": fresh["numba"], "statuses": ",".join(sorted(set(fresh["statuses"]))),
+                "fresh_cache_files": fresh["cache_files_before"], "same_cache": fresh["cache"] == again["cache"]}
+        for c, v in (("fresh", fresh["first_s"]), ("newproc", again["first_s"]), ("warm", again["warm_s"]),
+                     ("import", fresh["import_s"])):
+            cols[c].append(v)
+        if ref is not None:
+            for c, v in (("alfese_first", ref["first_s"]), ("alfese_warm", ref["warm_s"]),
+                         ("alfese_import", ref["import_s"])):
+                cols[c].append(v)
+    med = {c: (float(np.median(v)) if v else np.nan) for c, v in cols.items()}
+    out = {k: row[k] for k in ("problem", "d", "k", "tau", "a", "search", "agg")}
+    out.update(info, **{f"ours_{c}_s": med[c] for c in ("fresh", "newproc", "warm", "import")},
+               **{f"{c}_s": med[c] for c in ("alfese_first", "alfese_warm", "alfese_import")},
+               ratio_fresh=med["alfese_first"] / med["fresh"], ratio_newproc=med["alfese_first"] / med["newproc"],
+               ratio_warm=med["alfese_warm"] / med["warm"], rounds=len(cols["fresh"]),
+               load=round(os.getloadavg()[0], 2))
+    return out
+
+
+def cold_bench(args):
+    "--cold: the issue's breast-cancer rows and the first --limit rows of the rule's order, three columns each."
+    problems = rule_problems()
+    loaders = {name: (d, load) for name, _, d, load in problems}
+    keys = COLD_BC + rule_grid(problems, order_seed=args.order_seed)[args.offset:args.offset + (args.limit or 20)]
+    q_cache, rows = {}, []
+    for name, k, tau, a, search, agg in keys:
+        if name not in q_cache:
+            X, y = loaders[name][1]()
+            q_cache[name] = mi_qualities(X, y, 0).tolist()
+        row = {"problem": name, "d": loaders[name][0], "k": k, "tau": tau, "a": a, "search": search, "agg": agg,
+               "q": q_cache[name]}
+        r = cold_row(row, rounds=args.rounds, kernels=args.kernels, cap=args.cap)
+        r["part"] = "breast_cancer" if len(rows) < len(COLD_BC) else "rule_slice"
+        rows.append(r)
+        print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in r.items()}), flush=True)
+    res = pd.DataFrame(rows)
+    summ = {}
+    for part, g in res.groupby("part"):
+        summ[part] = {c: {"median_ratio": float(g[f"ratio_{c}"].median()), "rows_ge_10x": int((g[f"ratio_{c}"] >= 10).sum()),
+                          "rows": int(g[f"ratio_{c}"].notna().sum())} for c in ("fresh", "newproc", "warm")}
+    print(json.dumps(summ, indent=1))
+    suffix = "" if args.kernels == "auto" else f"_{args.kernels}"
+    out = Path(args.out) if args.out else Path(__file__).resolve().parents[1] / f"nbs/results/alternatives/bench_cold{suffix}.csv"
+    res.to_csv(out, index=False)
+    meta = {"command": " ".join(sys.argv), "git_head": _git_head(), "kernels": args.kernels, "rounds": args.rounds,
+            "rule_slice": f"rule order seed {args.order_seed}, rows {args.offset}..{args.offset + (args.limit or 20) - 1}",
+            "columns": "fresh install = new process, empty NUMBA_CACHE_DIR; new process = second process, that cache; "
+                       "warm = median of 5 more fits; alfese: first call and one more (warm), in a new process",
+            "loadavg_end": os.getloadavg(), "summary": summ}
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str))
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cap", type=float, default=240.0, help="wall-clock cap per alfese call (s)")
@@ -718,7 +864,14 @@ def main():
     ap.add_argument("--redo", help="--rule --resume: a pandas query on the kept rows; those rows are measured again "
                     "in place (a class of rows whose code changed, e.g. \"search == 'simultaneous' and a == 1\")")
     ap.add_argument("--limit-s", type=float, default=60.0, help="--rule, --pmlb: our time limit per set (s), as alfese's own")
+    ap.add_argument("--cold", action="store_true", help="the three columns (fresh install, new process, warm) against "
+                    "alfese on breast cancer's rows and the first --limit (default 20) rows of the rule's order")
+    ap.add_argument("--rounds", type=int, default=3, help="--cold: fresh processes per row (median)")
+    ap.add_argument("--kernels", choices=("auto", "jit", "aot"), default="auto",
+                    help="--cold: MLXPLAIN_KERNELS of our processes ('jit': an install without a C compiler)")
     args = ap.parse_args()
+    if args.cold:
+        return cold_bench(args)
     if args.rule:
         if "--cap" not in sys.argv: args.cap = 60.0
         args.formulation = args.formulation or "auto"

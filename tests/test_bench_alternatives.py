@@ -81,3 +81,16 @@ def test_rule_bench_refuses_to_write_results_of_uncommitted_code(tmp_path, monke
     with pytest.raises(SystemExit, match="commit the package and benchmark first"):
         bench.main()
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_cold_row_times_a_fresh_install_then_a_process_with_its_cache():
+    "--cold: the fresh process starts from an empty numba cache, the new-process column reuses that one cache, and the ratios are alfese's same-run times over ours."
+    row = {"problem": "random", "d": 12, "k": 3, "tau": 0.5, "a": 1, "search": "simultaneous", "agg": "sum",
+           "q": np.random.default_rng(0).random(12).tolist()}
+    r = bench.cold_row(row, rounds=1)
+    assert r["rounds"] == 1 and r["fresh_cache_files"] == 0 and r["same_cache"]
+    assert r["backend"] in ("jit", "aot-v3", "aot-generic") and r["statuses"] == "optimal"
+    assert r["ratio_fresh"] == pytest.approx(r["alfese_first_s"] / r["ours_fresh_s"])
+    assert r["ratio_newproc"] == pytest.approx(r["alfese_first_s"] / r["ours_newproc_s"])
+    assert r["ratio_warm"] == pytest.approx(r["alfese_warm_s"] / r["ours_warm_s"])
+    assert 0 < r["ours_warm_s"] and 0 < r["ours_import_s"]
