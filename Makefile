@@ -16,7 +16,7 @@ endif
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: readme env demo test test-export test-reading test-nbs test-py docs run-nbs bench clean reproduce
+.PHONY: aot readme env demo test test-export test-reading test-nbs test-py docs run-nbs bench clean reproduce
 
 env: $(STAMP)
 
@@ -40,6 +40,10 @@ $(STAMP): settings.ini setup.py
 demo: env
 	$(BIN)/mlxplain demo --out demo_output
 
+# the alternatives' kernels compiled ahead of time (numba.pycc; needs a C compiler), so a new process never compiles
+aot: env
+	$(BIN)/python -m mlxplain.alternatives.kernels --build
+
 # the export and reading-time checks first (seconds); then the notebooks and pytest side by side: the notebooks run
 # one after another (see test-nbs), pytest on two workers, so both cores stay busy until the end
 # Three test processes share the cores, so each gets a third of them for BLAS, OpenMP and PyTorch threads (one
@@ -54,7 +58,7 @@ test: env test-export test-reading
 # the library must be exactly what the notebooks export
 test-export: env
 	@copy=$$(mktemp -d) && cp -r mlxplain "$$copy/" && $(BIN)/nbdev_export \
-	  && diff -r -x __pycache__ "$$copy/mlxplain" mlxplain; rc=$$?; rm -rf "$$copy"; \
+	  && diff -r -x __pycache__ -x "_kernels_aot_*" "$$copy/mlxplain" mlxplain; rc=$$?; rm -rf "$$copy"; \
 	  [ $$rc = 0 ] || { echo "nbdev_export changed mlxplain/: run nbdev_export and commit the result"; exit 1; }
 
 # every page reads in one sitting: a method page or any other page in 45 min, an experiments page in 40 with its results

@@ -1547,7 +1547,7 @@ def _ask(c, fixed, k, ov, mult, T):
     mptr, midx, pattern = alt_search._memberships(len(c), cons)
     q, got = np.zeros(5, dtype=np.int64), np.zeros(k, dtype=np.int64)
     if T is not None: q[3], q[4] = 1, T - 1
-    alt_kernels.step_nodes(np.asarray(c, dtype=np.int64), mptr, midx, pattern, k, ov, 0.0, 10**12, q,
+    alt_kernels.step_nodes(np.ascontiguousarray(c, dtype=np.int64), mptr, midx, pattern, k, ov, 0.0, 10**12, q,
                     *alt_search._walk_work(len(c), k, int(pattern.max()) + 1, len(cons)), got, *mult,
                     alt_search._NO_STOP if T is None else T)
     return q, got
