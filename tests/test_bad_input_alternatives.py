@@ -836,3 +836,14 @@ def test_generated_fitted_methods_and_label_views(data, method):
                      and np.isfinite(np.abs(A.astype(float)).sum(axis=1)).all())
         if status == "ok": assert ok_scores and ok_names and isinstance(out, pd.DataFrame), (kind, rows, names)
         elif method == "label_specific": assert not (ok_scores and ok_names), out
+
+
+def test_mi_of_sparse_continuous_features_is_an_error_naming_x():
+    "A fresh fuzz (tools/fuzz_bad_input.py): sparse X with continuous values failed inside scikit-learn's KDTree."
+    import scipy.sparse as sp
+    from mlxplain.alternatives import mi_qualities
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 8)), (rng.random(60) < 0.5).astype(int)
+    with pytest.raises(ValueError, match=r"X is sparse.*pass X dense"):
+        mi_qualities(sp.coo_matrix(X), y)
+    assert mi_qualities(X, y).shape == (8,)

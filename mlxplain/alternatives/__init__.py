@@ -185,7 +185,11 @@ def _mi_target(X, y, random_state=None, estimator="regression"):
     _refuse_constant_y(y)
     f = mutual_info_regression if estimator == "regression" else mutual_info_classif
     y = np.asarray(y, dtype=float) if estimator == "regression" else y
-    q = f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+    try: q = f(X, y, discrete_features="auto" if sp.issparse(X) else False, random_state=_seed(random_state))
+    except ValueError as e:   # sparse X: scikit-learn counts its features as discrete, and no value repeats
+        if not sp.issparse(X) or "0 sample" not in str(e): raise
+        raise ValueError("X is sparse, so scikit-learn's MI counts its features as discrete, but no value of a "
+                         "feature repeats: pass X dense (X.toarray()) for continuous features") from None
     return _zero_constant(_finite_mi(q, "feature–target MI"), X, "mutual information with y")
 
 def _mi_qualities(X, y, random_state=None, estimator="regression") -> np.ndarray:
