@@ -267,7 +267,7 @@ def test_subset_of_no_rows():
 def test_long_double_labels_and_scores():
     "float128 input raised numpy's 'could not be cast' TypeError inside einsum."
     L = np.longdouble
-    assert M.example_f1(YM.astype(L), YM.astype(L)) == 1.0
+    assert M.example_f1(YM.astype(L), YM.astype(L)) == pytest.approx(1.0, abs=1e-15)
     assert M.ranking_loss(YM.astype(L), SM.astype(L)) == pytest.approx(M.ranking_loss(YM, SM), abs=1e-15)
 
 
