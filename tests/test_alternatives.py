@@ -2063,3 +2063,23 @@ def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n
         assert st_ == "optimal" and weakest(got) >= weakest(ref) * (1 - gap) - 1e-9
         assert all(len(set(A.tolist()) & set(B.tolist())) <= max_overlap(k, tau)
                    for A, B in itertools.combinations(got, 2))
+
+
+def test_default_fit_takes_the_exact_shortcuts():
+    "The default fit pre-selects the (a+1)k best features where that is exact (univariate qualities), same optimum."
+    q = np.random.default_rng(3).random(3000)
+    kw = dict(objective=q, k=5, n_alternatives=3, tau=0.5, search="simultaneous", aggregation="min")
+    kept = []
+    real = alt_search.preselect_features
+    with mock.patch.object(alt_search, "preselect_features", lambda q_, n, *a: kept.append(n) or real(q_, n, *a)):
+        default = AlternativeFeatureSelector(**kw).fit()
+    assert default.preselect_ and kept == [4 * 5]  # (a + 1) k features searched, not 3,000
+    full = AlternativeFeatureSelector(**kw, preselect=False).fit()
+    assert not full.preselect_ and set(default.statuses_) == set(full.statuses_) == {"optimal"}
+    assert min(default.qualities_) == pytest.approx(min(full.qualities_), rel=1e-9)
+    # not exact for FCBF / mRMR: the default keeps every feature there
+    rel = np.linspace(1, 0.1, 8)
+    X, y = np.random.default_rng(0).random((40, 8)), np.arange(40) % 2
+    fcbf = AlternativeFeatureSelector(objective="fcbf", k=2, n_alternatives=1, tau=0.5).fit(
+        X, y, problem={"kind": "fcbf", "q": rel / rel.sum(), "pairs": [], "n": 8})
+    assert not fcbf.preselect_ and fcbf.statuses_ == ["optimal"] * 2

@@ -429,7 +429,9 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  # 'auto' (fastest exact: 'fast' on CP-SAT, else 'paper'), 'paper' (Eqs. 6, 14) or 'fast'
                  formulation: str = "auto",
                  time_limit: float | None = None,  # seconds per set; None = 60 s (the paper)
-                 preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
+                 # Appendix A.4 pre-selection: 'auto' = on where it is exact (univariate qualities: 'mi',
+                 # 'model_gain', a vector), off otherwise; True / False as 'auto' / never
+                 preselect: bool | str = "auto",
                  must_select=None,  # features every set must contain
                  must_not_select=None,  # features no set may contain
                  # identical columns: 'report' (warn, keep all, `duplicate_groups_`) or 'merge' (one per group)
@@ -510,7 +512,7 @@ def _validate_search(self: AlternativeFeatureSelector, n: int):
     check_precision(self.precision, DEFAULT_OPTIONS)
     check_choice("mi_estimator", self.mi_estimator, _MI_ESTIMATORS)
     check_int("max_iters", self.max_iters, 1)
-    check_bool("preselect", self.preselect)
+    if not (isinstance(self.preselect, str) and self.preselect == "auto"): check_bool("preselect", self.preselect)
     check_verbose(self.verbose)
     check_int("use_alternative", self.use_alternative, 0, a)
 
@@ -654,6 +656,8 @@ def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, pro
     self._must, self._must_not = must, must_not
     self.n_features_in_, self.kind_, self.problem_ = n, kind, problem
     self.formulation_ = resolve_formulation(self.formulation, self.solver)
+    # pre-selection is exact for univariate qualities only (the swap argument): on there unless turned off
+    self.preselect_ = (isinstance(self.preselect, str) or bool(self.preselect)) and _PROBLEM_KIND[kind] == "linear"
     self._Xy = (X, y) if kind == "wrapper" else None
     self.feature_sets_, self.qualities_, self.statuses_, self.times_ = [], [], [], []
     self._seq = None  # the sequential search's one model, built at its first step
@@ -730,13 +734,13 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
     elif most is None:  # tau = 0: no constraint between the sets, so each is the best set (one solve)
         sets, st, dt = solve_alternatives(
             self.problem_, self.k, self.tau, 1, (), self.aggregation, self.solver, self.formulation_, tl,
-            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+            self.preselect_, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
         self._fill(a1, sets[0], _set_quality(sets[0], self.problem_), st, dt / a1)
         return self._say(f"simultaneous search: {st} in {dt:.2f} s (tau = 0: every set the best one)")
     else:
         sets, st, dt = solve_alternatives(
             self.problem_, self.k, self.tau, a1, (), self.aggregation, self.solver, self.formulation_, tl,
-            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+            self.preselect_, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
         quals = [_set_quality(s, self.problem_) for s in sets]
     for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
     self._say(f"simultaneous search: {st} in {dt:.2f} s")
@@ -778,7 +782,7 @@ def _step(self: AlternativeFeatureSelector, tl):
     else:
         if getattr(self, "_seq", None) is None:
             self._seq = SequentialSearch(self.problem_, self.k, self.tau, self.solver, self.formulation_, tl,
-                                          self.preselect, self._must, self._must_not, self.precision, self._rs,
+                                          self.preselect_, self._must, self._must_not, self.precision, self._rs,
                                           self.n_jobs, n_total=self.n_alternatives + 1)
         sets, st, dt = self._seq.step(fixed)
         self._append(sets[0], _set_quality(sets[0], self.problem_), st, dt)
