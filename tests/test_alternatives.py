@@ -2083,3 +2083,25 @@ def test_default_fit_takes_the_exact_shortcuts():
     fcbf = AlternativeFeatureSelector(objective="fcbf", k=2, n_alternatives=1, tau=0.5).fit(
         X, y, problem={"kind": "fcbf", "q": rel / rel.sum(), "pairs": [], "n": 8})
     assert not fcbf.preselect_ and fcbf.statuses_ == ["optimal"] * 2
+
+
+def test_a_short_limit_on_1000_features_returns_feasible_sets_and_keeps_the_budget():
+    """time_limit is the whole fit's budget: with 0.1 s for six sets of 10 of 1,000 features (min-aggregation, the
+    exact search cannot finish without pre-selection) every set is found, feasible, with its status and proven gap,
+    and the wall time stays within the budget + 30 ms (the pieces between two looks at the clock, on a loaded CI)."""
+    q = np.random.default_rng(0).random(1000)
+    kw = dict(k=10, n_alternatives=5, tau=0.5, search="simultaneous", aggregation="min", preselect=False)
+    AlternativeFeatureSelector(objective=q[:60], **{**kw, "time_limit": 5.0}).fit()  # kernels compiled / loaded
+    for limit in (0.1, 0.05):
+        t0 = time.perf_counter()
+        sel = AlternativeFeatureSelector(objective=q, **kw, time_limit=limit).fit()
+        wall = time.perf_counter() - t0
+        assert wall <= limit + 0.03, wall
+        assert set(sel.statuses_) <= {"optimal", "feasible"} and all(s is not None for s in sel.feature_sets_)
+        assert all(len(s) == 10 for s in sel.feature_sets_)
+        assert all(len(set(a) & set(b)) <= 5 for a, b in itertools.combinations(sel.feature_sets_, 2))
+        assert all(0 <= g < 0.05 for g in sel.gaps_) and list(sel.results_["gap"]) == sel.gaps_
+    # counting proves infeasibility before any solver: 6 sets of 10 of 30 features, overlap <= 1
+    with mock.patch.object(alt_model.CpSatModel, "solve", side_effect=AssertionError("a solver was called")):
+        sel = AlternativeFeatureSelector(objective=q[:30], **{**kw, "tau": 0.9}).fit()
+    assert sel.statuses_ == ["infeasible"] * 6
