@@ -172,11 +172,24 @@ class LabelSpecificBR(BinaryRelevance):
         return [f.astype(np.intp) for f in fs]
 
 # %% ../nbs/02_learners.ipynb #a7d3c9e1
+class _NoBar:
+    """What `progress` returns when nothing is shown: the items, and a bar's methods as no-ops. Not a disabled tqdm:
+    tqdm's first bar, even disabled, starts a monitor thread and creates locks (about a millisecond)."""
+    def __init__(self, items): self.items = items
+    def __iter__(self): return iter(() if self.items is None else self.items)
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+    def update(self, n=1): pass
+    def set_postfix(self, *args, **kwargs): pass
+    def set_postfix_str(self, *args, **kwargs): pass
+    def close(self): pass
+
 def progress(items,       # what a fit iterates over: epochs, labelsets, …
              verbose=0,   # a bool or an int >= 0: > 0 shows a tqdm bar (stderr), 0 prints nothing
              desc=None,   # the bar's label, e.g. the estimator's name
              unit="it",   # what one step is
              total=None,  # the number of steps when `items` has no len()
             ):
-    "`items` in a tqdm progress bar, shown when `verbose` > 0."
-    return tqdm(items, desc=desc, unit=unit, total=total, disable=not check_verbose(verbose))
+    "`items` in a tqdm progress bar, shown when `verbose` > 0 (`items` None: a bar updated by hand)."
+    if not check_verbose(verbose): return _NoBar(items)
+    return tqdm(items, desc=desc, unit=unit, total=total)

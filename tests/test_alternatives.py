@@ -1506,7 +1506,7 @@ _LP_CASES = [(0, 6), (3, 8)]
 
 def _lp_problem(seed, n, k, n_fixed, ov, ties):
     rng = np.random.default_rng(seed)
-    c = np.sort(rng.integers(0, 4, n) if ties else rng.integers(0, 10**6, n))[::-1]
+    c = np.ascontiguousarray(np.sort(rng.integers(0, 4, n) if ties else rng.integers(0, 10**6, n))[::-1])  # the kernels take C order
     fixed = [sorted(rng.choice(n, k, replace=False).tolist()) for _ in range(n_fixed)]
     return rng, c, fixed
 
@@ -2063,3 +2063,45 @@ def test_cpsat_alone_asks_whether_any_solution_beats_the_incumbent(nf, k, tau, n
         assert st_ == "optimal" and weakest(got) >= weakest(ref) * (1 - gap) - 1e-9
         assert all(len(set(A.tolist()) & set(B.tolist())) <= max_overlap(k, tau)
                    for A, B in itertools.combinations(got, 2))
+
+
+def test_default_fit_takes_the_exact_shortcuts():
+    "The default fit pre-selects the (a+1)k best features where that is exact (univariate qualities), same optimum."
+    q = np.random.default_rng(3).random(3000)
+    kw = dict(objective=q, k=5, n_alternatives=3, tau=0.5, search="simultaneous", aggregation="min")
+    kept = []
+    real = alt_search.preselect_features
+    with mock.patch.object(alt_search, "preselect_features", lambda q_, n, *a: kept.append(n) or real(q_, n, *a)):
+        default = AlternativeFeatureSelector(**kw).fit()
+    assert default.preselect_ and kept == [4 * 5]  # (a + 1) k features searched, not 3,000
+    full = AlternativeFeatureSelector(**kw, preselect=False).fit()
+    assert not full.preselect_ and set(default.statuses_) == set(full.statuses_) == {"optimal"}
+    assert min(default.qualities_) == pytest.approx(min(full.qualities_), rel=1e-9)
+    # not exact for FCBF / mRMR: the default keeps every feature there
+    rel = np.linspace(1, 0.1, 8)
+    X, y = np.random.default_rng(0).random((40, 8)), np.arange(40) % 2
+    fcbf = AlternativeFeatureSelector(objective="fcbf", k=2, n_alternatives=1, tau=0.5).fit(
+        X, y, problem={"kind": "fcbf", "q": rel / rel.sum(), "pairs": [], "n": 8})
+    assert not fcbf.preselect_ and fcbf.statuses_ == ["optimal"] * 2
+
+
+def test_a_short_limit_on_1000_features_returns_feasible_sets_and_keeps_the_budget():
+    """time_limit is the whole fit's budget: with 0.1 s for six sets of 10 of 1,000 features (min-aggregation, the
+    exact search cannot finish without pre-selection) every set is found, feasible, with its status and proven gap,
+    and the wall time stays within the budget + 30 ms (the pieces between two looks at the clock, on a loaded CI)."""
+    q = np.random.default_rng(0).random(1000)
+    kw = dict(k=10, n_alternatives=5, tau=0.5, search="simultaneous", aggregation="min", preselect=False)
+    AlternativeFeatureSelector(objective=q[:60], **{**kw, "time_limit": 5.0}).fit()  # kernels compiled / loaded
+    for limit in (0.1, 0.05):
+        t0 = time.perf_counter()
+        sel = AlternativeFeatureSelector(objective=q, **kw, time_limit=limit).fit()
+        wall = time.perf_counter() - t0
+        assert wall <= limit + 0.03, wall
+        assert set(sel.statuses_) <= {"optimal", "feasible"} and all(s is not None for s in sel.feature_sets_)
+        assert all(len(s) == 10 for s in sel.feature_sets_)
+        assert all(len(set(a) & set(b)) <= 5 for a, b in itertools.combinations(sel.feature_sets_, 2))
+        assert all(0 <= g < 0.05 for g in sel.gaps_) and list(sel.results_["gap"]) == sel.gaps_
+    # counting proves infeasibility before any solver: 6 sets of 10 of 30 features, overlap <= 1
+    with mock.patch.object(alt_model.CpSatModel, "solve", side_effect=AssertionError("a solver was called")):
+        sel = AlternativeFeatureSelector(objective=q[:30], **{**kw, "tau": 0.9}).fit()
+    assert sel.statuses_ == ["infeasible"] * 6

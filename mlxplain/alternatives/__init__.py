@@ -21,11 +21,14 @@ from sklearn.tree import DecisionTreeClassifier
 from tqdm.auto import tqdm
 from fastcore.basics import patch
 from ..checks import check_X, check_int, check_float, check_choice, check_feature_names, check_verbose, check_bool
-from .model import (
+from ..learners import progress
+from mlxplain.alternatives.model import (
     SolverOptions, cpsat_error_bound, DEFAULT_OPTIONS, FORMULATIONS, MAX_ALTERNATIVES, allowed_overlap,
     check_feature_set, check_precision, check_problem_dict, check_qualities, check_seed, check_set_size,
-    johnson_bound, mrmr_objective, resolve_formulation, resolve_seed, short_repr)
-from .search import solve_alternatives, SequentialSearch
+    johnson_bound, mrmr_objective, resolve_formulation, resolve_seed, short_repr, OutOfTime, time_budget,
+    preselect_features)
+from .search import (solve_alternatives, SequentialSearch, counting_infeasible,
+                                          greedy_incumbent, joint_upper_bound)
 _all_ = ["SolverOptions", "cpsat_error_bound", "solve_alternatives"]
 
 # %% auto #0
@@ -432,8 +435,12 @@ class AlternativeFeatureSelector(SelectorMixin, BaseEstimator):
                  solver: str = "cpsat",  # 'cpsat' or 'scip'
                  # 'auto' (fastest exact: 'fast' on CP-SAT, else 'paper'), 'paper' (Eqs. 6, 14) or 'fast'
                  formulation: str = "auto",
-                 time_limit: float | None = None,  # seconds per set; None = 60 s (the paper)
-                 preselect: bool = False,  # Appendix A.4 pre-selection (univariate objectives)
+                 # seconds for the whole search, kept within a few ms (None: 60 s per set, the paper's limit);
+                 # when it runs out the best sets found so far are returned, with their status and gap
+                 time_limit: float | None = None,
+                 # Appendix A.4 pre-selection: 'auto' = on where it is exact (univariate qualities: 'mi',
+                 # 'model_gain', a vector), off otherwise; True / False as 'auto' / never
+                 preselect: bool | str = "auto",
                  must_select=None,  # features every set must contain
                  must_not_select=None,  # features no set may contain
                  # identical columns: 'report' (warn, keep all, `duplicate_groups_`) or 'merge' (one per group)
@@ -514,7 +521,7 @@ def _validate_search(self: AlternativeFeatureSelector, n: int):
     check_precision(self.precision, DEFAULT_OPTIONS)
     check_choice("mi_estimator", self.mi_estimator, _MI_ESTIMATORS)
     check_int("max_iters", self.max_iters, 1)
-    check_bool("preselect", self.preselect)
+    if not (isinstance(self.preselect, str) and self.preselect == "auto"): check_bool("preselect", self.preselect)
     check_verbose(self.verbose)
     check_int("use_alternative", self.use_alternative, 0, a)
 
@@ -658,10 +665,14 @@ def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, pro
     self._must, self._must_not = must, must_not
     self.n_features_in_, self.kind_, self.problem_ = n, kind, problem
     self.formulation_ = resolve_formulation(self.formulation, self.solver)
+    # pre-selection is exact for univariate qualities only (the swap argument): on there unless turned off
+    self.preselect_ = (isinstance(self.preselect, str) or bool(self.preselect)) and _PROBLEM_KIND[kind] == "linear"
     self._Xy = (X, y) if kind == "wrapper" else None
-    self.feature_sets_, self.qualities_, self.statuses_, self.times_ = [], [], [], []
+    self.feature_sets_, self.qualities_, self.statuses_, self.times_, self.gaps_ = [], [], [], [], []
     self._seq = None  # the sequential search's one model, built at its first step
-    tl = 60.0 if self.time_limit is None else self.time_limit
+    a1 = self.n_alternatives + 1  # one budget for the whole search: it ends at `_end`
+    self._end = time.perf_counter() + (60.0 * a1 if self.time_limit is None else self.time_limit)
+    tl = (self._end - time.perf_counter()) / a1  # seconds per set, as the search's parts share them
     if self.method != "solver": self._run_heuristic(tl)
     elif self.search == "sequential": self._run_sequential(tl)
     else: self._run_simultaneous(tl)
@@ -669,12 +680,13 @@ def _search(self: AlternativeFeatureSelector, X, y, n, kind, must, must_not, pro
     return self
 
 @patch
-def _append(self: AlternativeFeatureSelector, s, q, st, dt):
-    "Record one found set (or None), its quality, status and time."
+def _append(self: AlternativeFeatureSelector, s, q, st, dt, gap=None):
+    "Record one found set (or None), its quality, status, time and proven gap (None: 0 if optimal, else NaN)."
     self.feature_sets_.append(s)
     self.qualities_.append(q)
     self.statuses_.append(st)
     self.times_.append(dt)
+    self.gaps_.append((0.0 if st == "optimal" else float("nan")) if gap is None else gap)
 
 @patch
 def _fill(self: AlternativeFeatureSelector, r: int, s=None, q=float("nan"), st="infeasible", t=0.0):
@@ -683,6 +695,7 @@ def _fill(self: AlternativeFeatureSelector, r: int, s=None, q=float("nan"), st="
     self.qualities_ += [q] * r
     self.statuses_ += [st] * r
     self.times_ += [t] * r
+    self.gaps_ += [0.0 if st == "optimal" else float("nan")] * r
 
 @patch
 def _say(self: AlternativeFeatureSelector, msg: str):
@@ -732,18 +745,46 @@ def _run_simultaneous(self: AlternativeFeatureSelector, tl):
             X, y, self.k, self.tau, a1, (), self.aggregation, self.solver, tl, self.max_iters, self._must,
             self._must_not, self._rs, self.n_jobs)
     elif most is None:  # tau = 0: no constraint between the sets, so each is the best set (one solve)
-        sets, st, dt = solve_alternatives(
-            self.problem_, self.k, self.tau, 1, (), self.aggregation, self.solver, self.formulation_, tl,
-            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        sets, st, dt, _ = self._within_budget(1)
         self._fill(a1, sets[0], _set_quality(sets[0], self.problem_), st, dt / a1)
         return self._say(f"simultaneous search: {st} in {dt:.2f} s (tau = 0: every set the best one)")
     else:
-        sets, st, dt = solve_alternatives(
-            self.problem_, self.k, self.tau, a1, (), self.aggregation, self.solver, self.formulation_, tl,
-            self.preselect, self._must, self._must_not, self.precision, self._rs, self.n_jobs)
+        sets, st, dt, gap = self._within_budget(a1)
         quals = [_set_quality(s, self.problem_) for s in sets]
-    for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1)
+    for s, qv in zip(sets, quals): self._append(s, qv, st, dt / a1, gap if self.kind_ != "wrapper" else None)
     self._say(f"simultaneous search: {st} in {dt:.2f} s")
+
+@patch
+def _within_budget(self: AlternativeFeatureSelector, n_sets):
+    """The joint search within the fit's budget: (sets, status, seconds, proven relative gap). Univariate qualities:
+    a counting proof of infeasibility (no solver), else a greedy incumbent and an upper bound first; then the exact
+    search while time is left, and the better of the two."""
+    t0, p, k, ov = time.perf_counter(), self.problem_, self.k, allowed_overlap(self.k, self.tau)
+    inc = ub = None
+    agg = min if self.aggregation == "min" else sum
+    if p["kind"] == "linear" and not len(self._must) and n_sets > 1:
+        feats = (preselect_features(p["q"], n_sets * k, self._must, self._must_not) if self.preselect_
+                 else np.setdiff1d(np.arange(p["n"]), self._must_not))  # (exact: the same feasibility and optimum)
+        if counting_infeasible(len(feats), k, ov, n_sets):
+            return [None] * n_sets, "infeasible", time.perf_counter() - t0, float("nan")
+        with time_budget(self._end):
+            inc = greedy_incumbent(p["q"], feats, k, ov, n_sets, self.aggregation, seed=int(self._rs or 0))
+        ub = joint_upper_bound(p["q"], feats, k, ov, n_sets, self.aggregation)
+    try:
+        with time_budget(self._end):
+            sets, st, _ = solve_alternatives(
+                p, k, self.tau, n_sets, (), self.aggregation, self.solver, self.formulation_,
+                max(self._end - time.perf_counter(), 1e-3) / n_sets, self.preselect_, self._must, self._must_not,
+                self.precision, self._rs, self.n_jobs)
+    except OutOfTime: sets, st = [None] * n_sets, "not solved"
+    value = lambda ss: agg(float(p["q"][s].sum()) for s in ss)  # noqa: E731
+    if inc is not None and st != "optimal" and (sets[0] is None or value(inc) > value(sets)):
+        sets, st = inc, "feasible"
+    gap = 0.0 if st == "optimal" else float("nan")
+    if st == "feasible" and ub is not None and ub > 0:
+        gap = max(0.0, (ub - value(sets)) / ub)
+        if gap == 0.0: st = "optimal"  # the incumbent reaches the bound
+    return sets, st, time.perf_counter() - t0, gap
 
 # %% ../../nbs/40_alternatives.ipynb #b9e595a4
 @patch
@@ -753,9 +794,11 @@ def _run_sequential(self: AlternativeFeatureSelector, tl):
     next, so every set is the first one."""
     self.search_ = "sequential"
     a1 = self.n_alternatives + 1
-    with tqdm(total=a1, desc="sequential search", unit="set", disable=not self.verbose) as bar:
+    with progress(None, self.verbose, "sequential search", "set", total=a1) as bar:
         while len(self.feature_sets_) < a1:
-            self._step(tl)
+            now = time.perf_counter()  # the time left, shared by the steps left
+            step_end = now + (self._end - now) / (a1 - len(self.feature_sets_))
+            with time_budget(step_end): self._step(tl)
             bar.update(1)
             bar.set_postfix_str(self.statuses_[-1], refresh=False)
             if self.statuses_[-1] == "infeasible": break
@@ -782,9 +825,11 @@ def _step(self: AlternativeFeatureSelector, tl):
     else:
         if getattr(self, "_seq", None) is None:
             self._seq = SequentialSearch(self.problem_, self.k, self.tau, self.solver, self.formulation_, tl,
-                                          self.preselect, self._must, self._must_not, self.precision, self._rs,
+                                          self.preselect_, self._must, self._must_not, self.precision, self._rs,
                                           self.n_jobs, n_total=self.n_alternatives + 1)
-        sets, st, dt = self._seq.step(fixed)
+        t0 = time.perf_counter()
+        try: sets, st, dt = self._seq.step(fixed)
+        except OutOfTime: sets, st, dt = [None], "not solved", time.perf_counter() - t0
         self._append(sets[0], _set_quality(sets[0], self.problem_), st, dt)
 
 @patch
@@ -794,7 +839,9 @@ def next_alternative(self: AlternativeFeatureSelector):
     if self.method != "solver" or self.search_ != "sequential":
         raise ValueError("next_alternative continues sequential solver search only "
                          "(search='sequential', method='solver')")
-    self._step(60.0 if self.time_limit is None else self.time_limit)
+    tl = 60.0 if self.time_limit is None else self.time_limit / (self.n_alternatives + 1)  # one set's share
+    self._end = time.perf_counter() + tl
+    with time_budget(self._end): self._step(tl)
     self._build_results()
     return self.feature_sets_[-1]
 
@@ -812,7 +859,7 @@ def results_(self: AlternativeFeatureSelector) -> pd.DataFrame:
     self._results = pd.DataFrame({
         "set": range(len(self.feature_sets_)),
         "features": [None if s is None else [int(j) for j in s] for s in self.feature_sets_],
-        "quality": self.qualities_, "status": self.statuses_, "time": self.times_,
+        "quality": self.qualities_, "status": self.statuses_, "gap": self.gaps_, "time": self.times_,
         "objective": self.kind_, "search": self.search_,
         "aggregation": self.aggregation if self.search_ == "simultaneous" else "-",
         "method": self.method, "solver": self.solver if self.method == "solver" else "-",

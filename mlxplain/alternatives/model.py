@@ -4,7 +4,7 @@
 
 # %% ../../nbs/40b_alternatives_model.ipynb #cd1e96ec
 from __future__ import annotations
-import math, time
+import contextlib, contextvars, math, time
 from dataclasses import dataclass
 import numpy as np
 from ortools.sat.python import cp_model
@@ -296,6 +296,29 @@ def cpsat_error_bound(problem: dict, k: int, n_sets: int = 1, aggregation: str =
     return per_set if (aggregation == "min" and n_sets > 1) else n_sets * per_set
 
 # %% ../../nbs/40b_alternatives_model.ipynb #59bd14d2
+_END = contextvars.ContextVar("alternatives_budget_end", default=None)  # perf_counter() time; None: no budget
+
+class OutOfTime(Exception): "The fit's total time budget ran out while a solver model was being built."
+
+@contextlib.contextmanager
+def time_budget(end):  # perf_counter() time by which the work inside must end (None: no budget)
+    "Every model built and solved inside gets at most the time left until `end` (nested budgets: the earliest end)."
+    outer = _END.get()
+    token = _END.set(end if outer is None else outer if end is None else min(outer, end))
+    try: yield
+    finally: _END.reset(token)
+
+def budget_end():
+    "The end of the current time budget (perf_counter() time), or None."
+    return _END.get()
+
+def capped(limit):
+    "A solver's time limit in seconds (None: none) cut to the time the budget has left (>= 0)."
+    end = _END.get()
+    if end is None: return limit
+    left = max(0.0, end - time.perf_counter())
+    return left if limit is None else min(limit, left)
+
 class LeanCpModel(cp_model.CpModel):
     "OR-Tools' CpModel without the per-instance camelCase aliases (pure start-up cost; snake_case names kept)."
     def _add_pre_pep8_methods(self): pass
@@ -305,15 +328,23 @@ class CpSatModel:
     def __init__(self, precision=9, time_limit=None, random_state=None, n_jobs=1, qmax=1.0, params=()):
         self.m, self.scale, self.time_limit = LeanCpModel(), 10 ** precision / qmax, time_limit
         self.seed, self.n_jobs = int(random_state or 0) % (2**31), n_jobs
-        self.fixed, self.extra, self.params = [], {}, tuple(params)
+        self.fixed, self.extra, self.params, self.ticks = [], {}, tuple(params), 0
+    def tick(self, n=1):
+        "Count model additions; every 512 a look at the clock: past the budget's end, `OutOfTime`."
+        self.ticks += n
+        if self.ticks >= 512:
+            self.ticks = 0
+            if capped(None) == 0.0: raise OutOfTime("the time budget ran out while the model was built")
     def c(self, x): return int(round(float(x) * self.scale))
-    def bools(self, n, name): return [self.m.new_bool_var(f"{name}_{j}") for j in range(n)]
+    def bools(self, n, name):
+        self.tick(n)
+        return [self.m.new_bool_var(f"{name}_{j}") for j in range(n)]
     def real(self, lb, ub, name): return self.m.new_int_var(int(math.floor(lb)), int(math.ceil(ub)), name)
     def lin(self, coefs, xs): return cp_model.LinearExpr.weighted_sum(list(xs), [int(c) for c in coefs])
     def sum(self, xs): return cp_model.LinearExpr.sum(list(xs))
-    def add(self, ct): self.m.add(ct)
-    def add_if(self, ct, lit): self.m.add(ct).only_enforce_if(lit)
-    def add_clause(self, lits_pos, lits_neg): self.m.add_bool_or(list(lits_pos) + [v.Not() for v in lits_neg])
+    def add(self, ct): self.tick(); self.m.add(ct)
+    def add_if(self, ct, lit): self.tick(); self.m.add(ct).only_enforce_if(lit)
+    def add_clause(self, lits_pos, lits_neg): self.tick(); self.m.add_bool_or(list(lits_pos) + [v.Not() for v in lits_neg])
     def hint(self, x, v): self.m.add_hint(x, v)
     def maximize(self, expr):
         self.m.clear_objective()
@@ -325,7 +356,9 @@ class CpSatModel:
             for v, val in self.fixed: model.add(model.get_bool_var_from_proto_index(v.index) == int(val))
         s = cp_model.CpSolver()
         s.parameters.num_workers, s.parameters.random_seed = max(1, int(self.n_jobs)), self.seed
-        if self.time_limit is not None: s.parameters.max_time_in_seconds = float(self.time_limit)
+        limit = capped(self.time_limit)  # one budget: never past its end, no floor
+        if limit is not None and limit <= 1e-4: return "not solved"
+        if limit is not None: s.parameters.max_time_in_seconds = float(limit)
         for key, v in {**_CPSAT_SAFE_PARAMS, **self.extra, **dict(self.params)}.items():
             setattr(s.parameters, key, v)
         self._s = s
@@ -341,7 +374,7 @@ class _ScipModel:
     def __init__(self, precision=None, time_limit=None, random_state=None, n_jobs=1, qmax=1.0, gap=0.0):
         self.m = pywraplp.Solver.CreateSolver("SCIP")
         self.m.SetNumThreads(1)
-        self.fixed = []
+        self.fixed, self.time_limit = [], time_limit
         if time_limit is not None:  # in ms, at least 1: a limit of 0 would mean "no limit"
             self.m.SetTimeLimit(max(1, int(round(1000 * time_limit))))
         self.params = pywraplp.MPSolverParameters()  # default gap 1e-4: "optimal" within 0.01 %
@@ -359,6 +392,7 @@ class _ScipModel:
     def maximize(self, expr): self.m.Maximize(expr)
     def solve(self):
         for v, val in self.fixed: v.SetBounds(val, val)
+        if (limit := capped(self.time_limit)) is not None: self.m.SetTimeLimit(max(1, int(1000 * limit)))
         st = self.m.Solve(self.params)
         for v, _ in self.fixed: v.SetBounds(0, 1)
         if st == pywraplp.Solver.MODEL_INVALID:
@@ -539,7 +573,8 @@ def one_worker_solver(seed, time_limit=None):
     sol = cp_model.CpSolver()
     sol.parameters.num_workers, sol.parameters.random_seed = 1, seed
     for key, v in _CPSAT_SAFE_PARAMS.items(): setattr(sol.parameters, key, v)
-    if time_limit is not None: sol.parameters.max_time_in_seconds = time_limit
+    time_limit = capped(time_limit)
+    if time_limit is not None: sol.parameters.max_time_in_seconds = max(time_limit, 1e-4)
     return sol
 
 # %% ../../nbs/40b_alternatives_model.ipynb #76addbc7

@@ -7,16 +7,17 @@ from __future__ import annotations
 import math, time, itertools, heapq
 import numpy as np
 from ortools.sat.python import cp_model
-from .model import (
+from mlxplain.alternatives.model import (
     SolverOptions, DEFAULT_OPTIONS, CPSAT_INT_MAX, CpSatModel, LeanCpModel, allowed_overlap, check_solve_args,
     cpsat_int_multiplier, cpsat_precision, johnson_bound, largest_coefficient, mrmr_objective, one_worker_solver,
-    preselect_features, raise_if_invalid, rescaled_problem, resolve_formulation, search_budget, solve_model)
+    preselect_features, raise_if_invalid, rescaled_problem, resolve_formulation, search_budget, solve_model,
+    OutOfTime, budget_end)
 from mlxplain.alternatives.kernels import (
     add_walk_candidate, balance_min, band_subsets, band_walk, clique_nodes, compat_rows, lp_multipliers,
     multiplier_bound, step_nodes)
 
 # %% auto #0
-__all__ = ['solve_alternatives']
+__all__ = ['solve_alternatives', 'counting_infeasible', 'greedy_incumbent', 'joint_upper_bound']
 
 # %% ../../nbs/40c_alternatives_search.ipynb #d46f87c5
 _MAX_HISTOGRAMS = 200_000  # count relaxation: list the histograms up to this many (CP-SAT beyond)
@@ -141,7 +142,10 @@ def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=
     best first, until one can be realised as sets (optimal); 'infeasible' when none can, 'rounds' after
     `max_rounds` that cannot (the caller falls back to the full model)."""
     t0, ov = time.perf_counter(), allowed_overlap(k, tau)
-    def left(): return None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    def left():
+        own = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        end = budget_end()
+        return own if end is None else end - time.perf_counter() if own is None else min(own, end - time.perf_counter())
     for rounds, c in enumerate(_count_vectors(q, k, n_sets, ov, left, seed, precision, int_max)):
         if isinstance(c, str) or (left() is not None and left() <= 0): return None, "not solved"
         if rounds == max_rounds: return None, "rounds"  # relaxation too loose here
@@ -162,7 +166,7 @@ def _realize_counts_dfs(c, k, n_sets, ov, max_nodes=20_000):
     feats = sorted((j for j in range(len(c)) if c[j] > 0), key=lambda j: -c[j])
     cap, members = [k] * n_sets, [[] for _ in range(n_sets)]
     ovl = [[0] * n_sets for _ in range(n_sets)]
-    nodes = 0
+    nodes, end = 0, budget_end()
     def place(combo, j, step):  # put feature j into the sets of combo (step 1) or take it out again (step -1)
         for l in combo:
             cap[l] -= step
@@ -175,7 +179,8 @@ def _realize_counts_dfs(c, k, n_sets, ov, max_nodes=20_000):
         nonlocal nodes
         if i == len(feats): return True
         nodes += 1
-        if nodes > max_nodes: raise _GiveUp("nodes")
+        if nodes > max_nodes or (nodes % 256 == 0 and end is not None and time.perf_counter() > end):
+            raise _GiveUp("nodes")
         avail = sorted((l for l in range(n_sets) if cap[l] > 0), key=lambda l: -cap[l])
         # still-empty sets are interchangeable: in index order
         empty = [l for l in range(n_sets) if cap[l] == k]
@@ -418,7 +423,7 @@ class _MaxMinWalk:
                 v, I = self.peek
                 self.ub = v  # no solution among the earlier candidates alone: every solution has a set worth <= v
                 if len(self.cands) >= max_cands: return None, "gave up", v
-                if deadline is not None and len(self.cands) % 64 == 0 and time.perf_counter() > deadline:
+                if deadline is not None and time.perf_counter() > deadline:
                     return None, "gave up", v
                 self.peek, i = None, len(self.cands)
                 if i == self.member.shape[1]: self._grow()
@@ -489,7 +494,7 @@ def _min_ub_by_sum(q, c, scale, k, tau, n_sets, time_limit, seed, options):
 # %% ../../nbs/40c_alternatives_search.ipynb #4821acaf
 def _balanced_sets(c, sets, ov, kicks, target, seed=0):
     "The balancing search from `sets` (tuples of positions in c): (sets as sorted tuples, value of the weakest)."
-    c = np.asarray(c, dtype=np.int64)
+    c = np.ascontiguousarray(c, dtype=np.int64)  # the kernels read C order
     X = np.zeros((len(sets), len(c)), dtype=np.uint8)
     for l, s_ in enumerate(sets): X[l, list(s_)] = 1
     B = balance_min(c, X, ov, int(kicks), int(target), int(seed) % (2**31))
@@ -516,7 +521,7 @@ class _BandSearch:
         if hi < T:
             self.done = [], None
             return
-        c = np.asarray(c, dtype=np.int64)
+        c = np.ascontiguousarray(c, dtype=np.int64)  # the kernels read C order
         A, vals, m = band_subsets(c, k, T, hi, limit)
         # the k-subsets worth at least T, counted up to m / keep (and at most 64 * limit, a bound on the listing)
         if m < 0 or (m > 0 and keep < 1 and band_subsets(c, k, T, int(c[:k].sum()), min(int(m / keep),
@@ -564,6 +569,8 @@ def _cpsat_reaches(problem, feats, order, c_int, k, tau, n_sets, seconds, precis
     rank = {int(j): i for i, j in enumerate(order)}
     return st_, [tuple(sorted(rank[int(j)] for j in s_)) for s_ in got]
 
+_BAND_MIN_LEFT = 0.05  # seconds: under a budget, a band search is built only with this much time left
+
 def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, options, random_state=None, n_jobs=1):
     """Fast path, min-aggregation of univariate qualities: (sets, status, seconds, upper bound, incumbent);
     status 'gave up' = CP-SAT continues with the bound and, as its hint, the best sets found (the partition search's
@@ -575,6 +582,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]  # the CP-SAT model's integers
     # the rest: CP-SAT
     deadline = None if time_limit is None else t0 + options.time_share * time_limit * n_sets
+    if budget_end() is not None: deadline = budget_end() if deadline is None else min(deadline, budget_end())
     ov, budget, incumbent = allowed_overlap(k, tau), search_budget(options), None
     if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
@@ -592,6 +600,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
         look = min(cands, options.walk_look * len(feats))
         band, rnd = None, 0 if cands > look else 1
         seed = int(random_state or 0) % (2**31)
+        pace = None  # seconds per kick of the balancing search, as last measured
         out = False  # the walk is out of the race: the band search (if alive) takes its turns with CP-SAT
         while True:
             n_c = look if rnd == 0 else cands
@@ -618,14 +627,18 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
                 # from its best so far, four times as patient each turn; one turn per round, or (the walk just out)
                 # while turns improve, for at most as long as everything before them
                 before = best_v
-                best, best_v = _balanced_sets(c_int, best, ov, min(options.balance_kicks * 4**turn, 10**7),
-                                              math.ceil(ub - gap * abs(ub)), seed + turn)
+                kicks, t_k = min(options.balance_kicks * 4**turn, 10**7), time.perf_counter()
+                if deadline is not None and pace is not None:  # as many as fit in half the time left
+                    kicks = max(1, min(kicks, int((deadline - t_k) / 2 / pace)))
+                best, best_v = _balanced_sets(c_int, best, ov, kicks, math.ceil(ub - gap * abs(ub)), seed + turn)
+                pace = (time.perf_counter() - t_k) / max(kicks, 1)
                 turn += 1
                 incumbent = [np.sort(order[list(s_)]) for s_ in best]  # CP-SAT's hint from now on
                 now = time.perf_counter()
                 if not out or _within_gap(best_v, ub, gap) or best_v == before or now - t_bal > t_bal - t0: break
             if _within_gap(best_v, ub, gap): sets, status = best, "optimal"; break  # within the gap of the bounds
-            if best is not None and options.band:  # the band search's turn (a new one for a new incumbent), for at
+            late = deadline is not None and deadline - time.perf_counter() < _BAND_MIN_LEFT
+            if best is not None and options.band and not (late and band is None):  # the band search's turn (a new one for a new incumbent), for at
                 # most twice as long as everything before it: alive, its cap cuts, and it is the search most likely
                 # to decide (S: n_sets * sum_ub + n_sets - 1 bounds every sum, as sum_ub rounds down)
                 T = _gap_target(best_v, gap)
@@ -725,7 +738,7 @@ def _step_search(c, fixed, k, ov, deadline, max_nodes, incumbent=None,  # incumb
     n_patterns = int(pattern.max(initial=0)) + 1
     state, best_set = np.zeros(5, dtype=np.int64), np.zeros(k, dtype=np.int64)
     work = _walk_work(n, k, n_patterns, len(cons))
-    c = np.asarray(c, dtype=np.int64)
+    c = np.ascontiguousarray(c, dtype=np.int64)  # the kernels read C order
     mult, lp = _NO_MULTIPLIERS, not cons  # no multipliers (D = 0) until the LP is solved
     limit = _WALK_CHUNK if lp else min(_LP_AFTER, _WALK_CHUNK)
     while not step_nodes(c, mptr, midx, pattern, k, ov, float(gap), min(max_nodes, limit), state, *work, best_set,
@@ -824,8 +837,8 @@ class SequentialSearch:
             if self.walk is None: self._start_walk([])
             fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
             got = []  # the search's best set if it gives up: CP-SAT's hint (a feasible start)
-            I = _step_search(self.walk, fixed, a["k"], self.ov,
-                             t0 + max(self.options.walk_min_time, self.share * self.last_solve),
+            end = t0 + max(self.options.walk_min_time, self.share * self.last_solve)
+            I = _step_search(self.walk, fixed, a["k"], self.ov, end if budget_end() is None else min(end, budget_end()),
                              self.options.nodes, got, self.options.relative_gap)
             self.share = (min(self.options.walk_share_max, self.share * 2) if I is not None
                           else max(1 / 16, self.share / 2))
@@ -837,13 +850,19 @@ class SequentialSearch:
                 self.hint_set = set(found.tolist())
                 return [found], "optimal", time.perf_counter() - t0
             if got: self.hint_set = set(self.order[list(got)].tolist())
-        m, s = self._model_for(fixed_sets)
+        try: m, s = self._model_for(fixed_sets)
+        except OutOfTime:  # a half-built model is no model: built again at the next step
+            self.model = None
+            if got: return [np.sort(self.order[list(got)])], "feasible", time.perf_counter() - t0
+            raise
         if getattr(self, "hint_set", None) is not None and isinstance(m, CpSatModel):  # the previous solution
             m.m.clear_hints()
             for j, v in zip(self.feats, s): m.m.add_hint(v, int(int(j) in self.hint_set))
         t1 = time.perf_counter()
         status = m.solve()
         secs, self.last_solve = time.perf_counter() - t0, time.perf_counter() - t1
+        if status == "not solved" and got:  # out of time: the step search's best set is a feasible answer
+            return [np.sort(self.order[list(got)])], "feasible", secs
         if status not in ("optimal", "feasible"):
             if status == "infeasible": self.infeasible_at = len(fixed_sets)
             return [None], status, secs
@@ -953,3 +972,44 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     if incumbent is not None and status != "optimal":  # the max-min search gave up: its best may be better
         sets, status = _better_of(problem["q"], sets, status, incumbent)
     return sets, status, secs + t_pre
+
+# %% ../../nbs/40c_alternatives_search.ipynb #any45cd1
+def counting_infeasible(nf: int, k: int, ov: int, n_sets: int) -> bool:
+    "No `n_sets` sets of `k` of `nf` features with pairwise overlap <= ov exist, by counting alone (no solver)."
+    if k > nf: return True
+    if n_sets < 2 or ov >= k: return False
+    return n_sets * k - math.comb(n_sets, 2) * ov > nf or _too_many_pairs(nf, k, ov, n_sets)
+
+def _loaded(*kernels) -> bool:
+    "The compiled kernels are loaded in this process (a first call may cost a compile or a cache load)."
+    return all(getattr(f, "signatures", True) for f in kernels)
+
+def greedy_incumbent(q, feats, k: int, ov: int, n_sets: int, aggregation: str, kicks: int = 20, seed: int = 0):
+    """Feasible sets at once (univariate qualities `q`, features `feats`): Greedy Balancing by quality, the ov best
+    in every set and each next one to the weakest set; for min, `kicks` rounds of the balancing search from there.
+    Sets best first; None where they do not fit (k + (n_sets - 1)(k - ov) > len(feats), or ov >= k)."""
+    new = k - ov
+    if ov >= k or new * (n_sets - 1) + k > len(feats): return None
+    order = feats[np.argsort(-q[feats], kind="stable")]
+    sets, heap = [list(range(ov)) for _ in range(n_sets)], [(0.0, l) for l in range(n_sets)]
+    for j in range(ov, ov + new * n_sets):  # the weakest set not yet full takes the next feature
+        v, l = heapq.heappop(heap)
+        sets[l].append(j)
+        if len(sets[l]) < k: heapq.heappush(heap, (v + float(q[order[j]]), l))
+    if aggregation == "min" and kicks and (_loaded(balance_min) or (budget_end() or math.inf) - time.perf_counter() > 1):
+        scale = 10 ** 9 / max(float(np.abs(q[order]).max()), 1e-300)
+        c = np.round(q[order] * scale).astype(np.int64)
+        sets, _ = _balanced_sets(c, sets, ov, kicks, 1 << 62, seed)
+    return _best_first([np.sort(order[list(s_)]) for s_ in sets], q)
+
+def joint_upper_bound(q, feats, k: int, ov: int, n_sets: int, aggregation: str, max_rows: int = 20_000):
+    """An upper bound on the best sum (min: weakest set) of `n_sets` sets: the count relaxation's best value (min:
+    over n_sets, and at most the best set); None where its histograms are more than `max_rows`."""
+    qs = np.sort(np.asarray(q, dtype=float)[feats])[::-1]
+    best_set = float(qs[:k].sum())
+    scale = _count_scale(qs, k, n_sets)
+    listed = _count_histograms(np.round(qs * scale).astype(np.int64), k, n_sets, ov, max_rows)
+    if listed is None or not len(listed[0]): return best_set if aggregation == "min" else None
+    total = float(listed[0][0]) / scale + n_sets * k / scale  # + the roundings, at most 1/2 each (twice)
+    return min(best_set, total / n_sets) if aggregation == "min" else total
+

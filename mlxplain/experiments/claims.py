@@ -12,17 +12,25 @@ from .grid import atomic_write_csv, run_grid
 from .provenance import results_dir, write_meta
 
 # %% auto #0
-__all__ = ['CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'CONFIRM_FILES', 'check_claims', 'claims_path',
-           'read_claims', 'held_out_sets', 'resampled_split', 'holm', 'spearman_permutation', 'evaluate_claims',
-           'claim_span', 'stated_claims', 'check_stated_claims', 'claims_markdown', 'claims_summary', 'confirm_part',
-           'confirm_recomputed']
+__all__ = ['CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'MIN_HELD_OUT', 'CONFIRM_FILES', 'check_claims',
+           'claims_path', 'read_claims', 'held_out_sets', 'resampled_split', 'holm', 'spearman_permutation',
+           'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims', 'claims_markdown', 'claims_summary',
+           'confirm_part', 'confirm_recomputed']
 
 # %% ../../nbs/03c_claims.ipynb #clm0cd01
 CLAIMS_FORMAT = "mlxplain-claims/1"
 CLAIM_TESTS = ("paired_t", "wilcoxon", "spearman_permutation")
 CLAIM_DIRECTIONS = ("greater", "less", "equivalent")
 VERDICTS = ("replicated", "not replicated", "inconclusive")
+MIN_HELD_OUT = 3   # held-out sets a claims file names, and a claim needs before it can be 'replicated'
 _CLAIM_KEYS = ("id", "sentence", "statistic", "a", "b", "metric", "direction", "formed_on", "test")
+
+def _least_p(test, n, one_sided=False) -> float:
+    "The smallest p-value `test` can give on n units, whatever the data (1 where it cannot run)."
+    if n < 2: return 1.0
+    if test == "wilcoxon": return (1 if one_sided else 2) / 2 ** n       # exact: every difference of one sign
+    if test == "spearman_permutation": return 2 / math.factorial(n)     # the ranks in one of 2 orders out of n!
+    return 0.0                                                           # paired t: any p from 2 units on
 
 def check_claims(claims: dict) -> dict:
     "`claims` (a claims file's content) validated: its format, the keys of every claim, known tests and directions."
@@ -32,8 +40,13 @@ def check_claims(claims: dict) -> dict:
         if k not in claims: raise ValueError(f"the claims file has no {k!r}: it needs {k!r}")
     if claims["correction"] != "holm": raise ValueError(f"correction={claims['correction']!r}: only 'holm' is implemented")
     if not (0 < claims["alpha"] < 1): raise ValueError(f"alpha={claims['alpha']}: need a level in (0, 1)")
-    if len(claims["held_out"].get("sets", [])) < 2:
-        raise ValueError(f"held_out sets={claims['held_out'].get('sets')}: a claim is confirmed on at least 2 held-out sets")
+    sets = claims["held_out"].get("sets", [])
+    if len(sets) < MIN_HELD_OUT:
+        raise ValueError(f"held_out sets={sets}: a claim is confirmed on at least {MIN_HELD_OUT} held-out sets")
+    splits = claims.get("splits")
+    if not isinstance(splits, list) or len(set(splits)) < 2:
+        raise ValueError(f"splits={splits!r}: a claims file lists its independent splits (the units of every paired "
+                         "test; at least 2)")
     ids = [c.get("id") for c in claims["claims"]]
     if len(set(ids)) != len(ids): raise ValueError(f"claim ids {ids}: each id must be unique")
     for c in claims["claims"]:
@@ -46,8 +59,21 @@ def check_claims(claims: dict) -> dict:
             raise ValueError(f"claim {c['id']!r}: an 'equivalent' claim needs a margin > 0")
         if c["direction"] == "equivalent" and c["test"] == "spearman_permutation":
             raise ValueError(f"claim {c['id']!r}: a Spearman claim states a sign ('greater' or 'less')")
+        if c["test"] == "spearman_permutation" and c.get("strata") != "dataset":
+            raise ValueError(f"claim {c['id']!r}: a correlation across data sets has one unit per set, too few to decide "
+                             "on the held-out sets; state it within sets (strata='dataset': x and y vary inside each set)")
         overlap = set(c["formed_on"]) & set(claims["held_out"]["sets"])
         if overlap: raise ValueError(f"claim {c['id']!r} was formed on {sorted(overlap)}: held-out sets must be unused")
+    # decidable by construction: every paired block of the file (one per claim and set) must be able to pass Holm's
+    # strictest step, alpha / m, with n = the splits; a Wilcoxon test on 5 splits never can (its least p is 1/16)
+    m = sum(1 if c["test"] == "spearman_permutation" else len(sets) for c in claims["claims"])
+    for c in claims["claims"]:
+        if c["test"] == "spearman_permutation": continue
+        least = _least_p(c["test"], len(set(splits)), c["direction"] == "equivalent")
+        if least >= claims["alpha"] / m:
+            raise ValueError(f"claim {c['id']!r}: a {c['test'].replace('_', ' ')} test on {len(set(splits))} splits gives "
+                             f"p ≥ {least:.3g}, never below alpha/m = {claims['alpha']:g}/{m}: it cannot be decided; use more "
+                             "splits or a paired t test")
     return claims
 
 def claims_path(chapter: str, root=None) -> Path:
@@ -118,23 +144,38 @@ def _test_p(d, test, alternative="two-sided", shift=0.0) -> float:
 
 def spearman_permutation(x, y,          # paired observations
                          n_perm=9999,    # permutations of y
-                         random_state=0) -> tuple:
-    "(Spearman's ρ, two-sided permutation p-value) of x and y; p = (1 + #|ρ_perm| ≥ |ρ|) / (1 + n_perm)."
+                         random_state=0,
+                         strata=None) -> tuple:  # a label per observation: ρ within each stratum, y permuted within it
+    """(Spearman's ρ, two-sided permutation p-value) of x and y; p = (1 + #|ρ_perm| ≥ |ρ|) / (1 + n_perm). With
+    `strata`, ρ is the mean of the within-stratum ρ (strata of ≥ 2 observations) and y is permuted within each stratum,
+    so differences between strata (data sets) carry no weight."""
     from scipy.stats import rankdata
-    rx, ry = rankdata(x), rankdata(y)
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    groups = [np.arange(len(x))] if strata is None else [
+        np.flatnonzero(np.asarray(strata) == s) for s in pd.unique(np.asarray(strata))]
+    groups = [g for g in groups if len(g) >= 2]
+    if not groups: return np.nan, np.nan
     def rho(a, b): return float(np.corrcoef(a, b)[0, 1]) if np.std(a) > 0 and np.std(b) > 0 else 0.0
-    r = rho(rx, ry)
+    rx, ry = [rankdata(x[g]) for g in groups], [rankdata(y[g]) for g in groups]
+    r = float(np.mean([rho(a, b) for a, b in zip(rx, ry)]))
     rng = np.random.default_rng(random_state)
-    perm = np.array([rho(rx, rng.permutation(ry)) for _ in range(n_perm)])
+    perm = np.array([np.mean([rho(a, rng.permutation(b)) for a, b in zip(rx, ry)]) for _ in range(n_perm)])
     return r, float((1 + np.sum(np.abs(perm) >= abs(r) - 1e-12)) / (1 + n_perm))
 
 def _claim_test(c, g) -> dict:
-    "One claim's test on one block of the frame (rows of one claim and data set): statistic, SE, n, p, p_out."
-    w = g.pivot_table(index="unit", columns="side", values="value", aggfunc="first").dropna()
+    """One claim's test on one block of the frame (rows of one claim and data set): statistic, SE, n, p, p_out. A
+    paired test's unit is the split: rows that share one (seeds, scalings) are averaged first, so n counts splits."""
+    if c["test"] != "spearman_permutation" and "split" in g and g["split"].notna().all():
+        w = g.groupby(["split", "side"])["value"].mean().unstack("side").dropna()
+    else: w = g.pivot_table(index="unit", columns="side", values="value", aggfunc="first").dropna()
     if not {"a", "b"} <= set(w.columns) or len(w) < 2:
         return dict(n_units=len(w), estimate=np.nan, se=np.nan, p=np.nan, p_out=np.nan)
     if c["test"] == "spearman_permutation":
-        r, p = spearman_permutation(w["a"], w["b"])
+        strata = None
+        if c.get("strata") == "dataset":
+            if "stratum" not in g: raise ValueError(f"claim {c['id']!r}: a within-set Spearman needs a 'stratum' column")
+            strata = g.groupby("unit")["stratum"].first().reindex(w.index).to_numpy()
+        r, p = spearman_permutation(w["a"], w["b"], strata=strata)
         return dict(n_units=len(w), estimate=r, se=np.nan, p=p, p_out=np.nan)
     d = (w["a"] - w["b"]).to_numpy()
     out = dict(n_units=len(d), estimate=float(d.mean()), se=float(d.std(ddof=1) / np.sqrt(len(d))))
@@ -155,13 +196,6 @@ def _block_verdict(c, r, alpha) -> str:
     if r["p_holm"] >= alpha: return "inconclusive"
     return "replicated" if (r["estimate"] > 0) == (c["direction"] == "greater") else "not replicated"
 
-def _least_p(test, n, one_sided=False) -> float:
-    "The smallest p-value `test` can give on n units, whatever the data (1 where it cannot run)."
-    if n < 2: return 1.0
-    if test == "wilcoxon": return (1 if one_sided else 2) / 2 ** n       # exact: every difference of one sign
-    if test == "spearman_permutation": return 2 / math.factorial(n)     # the ranks in one of 2 orders out of n!
-    return 0.0                                                           # paired t: any p from 2 units on
-
 def _too_few(c, n, alpha) -> str | None:
     "Why a test of claim `c` on n units cannot reach p < alpha whatever the data, or None when it can."
     one = c["direction"] == "equivalent"   # TOST: two one-sided tests
@@ -170,13 +204,15 @@ def _too_few(c, n, alpha) -> str | None:
     return f"n={n} unit{'s' * (n != 1)}, a {c['test'].replace('_', ' ')} test needs ≥ {need} to reach p < {alpha:g}"
 
 def evaluate_claims(claims,     # a claims file's content (dict), see read_claims
-                    frame,      # tidy: claim, dataset, unit, side ('a' or 'b'), value; a Spearman claim: a = x, b = y
-                    min_sets=2, # held-out sets a claim needs before it can be 'replicated' (a pooled block 'a+b' counts 2)
+                    frame,      # tidy: claim, dataset, unit, side ('a' or 'b'), value[, split][, stratum]; Spearman: a = x, b = y
+                    min_sets=MIN_HELD_OUT, # held-out sets a claim needs to be 'replicated' (a pooled block 'a+b' counts 2)
                    ) -> pd.DataFrame:
     """Every claim tested on every data set (block) of `frame`, Holm-corrected over all tests: one row per (claim, data set)
     with its statistic, p, p_holm, the block's verdict and the claim's verdict (replicated on every block, at least `min_sets`;
     not replicated when any block contradicts it; else inconclusive), and `reason`: why a verdict is inconclusive by design
-    (too few units for the test to reach alpha, too few held-out sets for the claim), None where the data decided."""
+    (too few units for the test to reach alpha, too few held-out sets for the claim), None where the data decided.
+    A paired test's units are independent splits: with a `split` column, the rows of one split are averaged first
+    (seeds sharing a split are not independent units), and `n_units` counts splits."""
     check_claims(claims)
     alpha = claims["alpha"]
     frame = pd.DataFrame(frame)
@@ -260,7 +296,7 @@ def claims_markdown(claims, table=None) -> str:  # table: evaluate_claims' outpu
         if table is not None:
             t = table[table["claim"] == c["id"]]
             per = "; ".join(f"{r.dataset}: {r.estimate:+.3g}" + (f" ± {r.se:.2g}" if r.se == r.se else "") +
-                            f", Holm p = {r.p_holm:.3g}, {r.set_verdict}" for r in t.itertuples() if r.dataset)
+                            f", n = {r.n_units}, Holm p = {r.p_holm:.3g}, {r.set_verdict}" for r in t.itertuples() if r.dataset)
             s += f") — **{t['verdict'].iloc[0]}** on the held-out sets ({per or 'no data'})."
             why = _reasons(t)
             if why: s += f" Inconclusive by design: {why}."

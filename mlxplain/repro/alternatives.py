@@ -124,7 +124,10 @@ def _records(sel, base, objective, search, a, tau, test_q, data, seed, upto=None
 def _reusing(proto, problem, test_problem, data, **kw):
     "A selector like `proto` with other parameters, fitted on the estimated `problem` (MI reused)."
     Xtr, ytr = data[:2]
-    sel = AlternativeFeatureSelector(**{**proto.get_params(), **kw}).fit(Xtr, ytr, problem=problem)
+    params = {**proto.get_params(), **kw}
+    if params["time_limit"] is not None:  # the design's limit is per set; a selector's is for its whole fit
+        params["time_limit"] = proto.time_limit * (params["n_alternatives"] + 1)
+    sel = AlternativeFeatureSelector(**params).fit(Xtr, ytr, problem=problem)
     return sel, [sel.set_quality(s, test_problem) for s in sel.feature_sets_]
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #0fe4684b
@@ -167,14 +170,16 @@ def _wrapper_searches(data, base, k, taus, D) -> list:
                   time_limit=D["time_limit_per_set_s"], solver=D["solver"])
     rows = []
     for tau in taus:
-        sel = AlternativeFeatureSelector(**common, n_alternatives=a_seq, tau=tau).fit(Xtr, ytr)
+        sel = AlternativeFeatureSelector(**{**common, "time_limit": common["time_limit"] * (a_seq + 1)},
+                                         n_alternatives=a_seq, tau=tau).fit(Xtr, ytr)
         tq = sel.score_sets(Xte, yte)
         for a in range(1, a_seq + 1):
             rows += _records(sel, base, "wrapper", "seq.", a, tau, tq, data, seed, a + 1)
         for agg in ("sum", "min"):
             if f"sim. ({agg})" not in D.get("wrapper_searches", ["seq."]): continue
             for a in range(1, a_sim + 1):
-                sel = AlternativeFeatureSelector(**common, n_alternatives=a, tau=tau,
+                sel = AlternativeFeatureSelector(**{**common, "time_limit": common["time_limit"] * (a + 1)},
+                                                 n_alternatives=a, tau=tau,
                                                  search="simultaneous", aggregation=agg).fit(Xtr, ytr)
                 tq = sel.score_sets(Xte, yte)
                 rows += _records(sel, base, "wrapper", f"sim. ({agg})", a, tau, tq, data, seed)
