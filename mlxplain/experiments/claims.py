@@ -88,7 +88,7 @@ def read_claims(chapter_or_path, root=None) -> dict:  # a chapter name, or the p
 
 # %% ../../nbs/03c_claims.ipynb #clm0cd02
 def held_out_sets(exclude,              # the sets a chapter used (names)
-                  n=3,                  # how many to draw
+                  n=3,                  # how many to draw (None: every set the rule admits, at least MIN_HELD_OUT)
                   kind="multilabel",    # registry kind
                   max_rows=None,        # leave out sets with more rows (None: no limit)
                   min_rows=0,           # leave out sets with fewer rows
@@ -100,6 +100,7 @@ def held_out_sets(exclude,              # the sets a chapter used (names)
     if max_rows is not None: ok &= reg.n <= max_rows
     if max_labels is not None: ok &= reg.c <= max_labels
     names = sorted(reg.name[ok], key=str.lower)
+    if n is None: n = max(MIN_HELD_OUT, len(names)) if len(names) >= MIN_HELD_OUT else MIN_HELD_OUT
     if len(names) < n:
         raise ValueError(f"n={n}: only {len(names)} registered {kind} sets ({names}) satisfy the rule; lower n or widen the limits")
     return names[:n]
