@@ -394,22 +394,22 @@ def test_a_verdict_inconclusive_by_design_says_why():
     "One unit per held-out set, or one held-out set: inconclusive, and the reason says it is the design, not the data."
     from mlxplain.experiments import CLAIMS_FORMAT, claims_summary, evaluate_claims
     claims = {"format": CLAIMS_FORMAT, "chapter": "toy", "alpha": 0.05, "correction": "holm",
-              "held_out": {"sets": ["h1", "h2"]},
+              "held_out": {"sets": ["h1", "h2", "h3"]}, "splits": list(range(12)),
               "claims": [dict(id="a-beats-b", sentence="A beats B.", statistic="mean", a="A", b="B", metric="m",
                               direction="greater", formed_on=["x"], test="wilcoxon")]}
     def frame(sets, units):
         return pd.DataFrame([dict(claim="a-beats-b", dataset=d, unit=u, side=s, value=v)
                              for d in sets for u in range(units) for s, v in (("a", 1.0 + u), ("b", 0.0))])
-    one_unit = evaluate_claims(claims, frame(["h1", "h2"], 1))
+    one_unit = evaluate_claims(claims, frame(["h1", "h2", "h3"], 1))
     assert set(one_unit.verdict) == {"inconclusive"}
-    assert one_unit.reason.tolist() == [f"{d}: n=1 unit, a wilcoxon test needs ≥ 6 to reach p < 0.05" for d in ("h1", "h2")]
-    five = evaluate_claims(claims, frame(["h1", "h2"], 5))          # 2/2^5 = 0.0625: Wilcoxon cannot reach 0.05
+    assert one_unit.reason.tolist() == [f"{d}: n=1 unit, a wilcoxon test needs ≥ 6 to reach p < 0.05" for d in ("h1", "h2", "h3")]
+    five = evaluate_claims(claims, frame(["h1", "h2", "h3"], 5))          # 2/2^5 = 0.0625: Wilcoxon cannot reach 0.05
     assert five.reason.str.contains("n=5 units, a wilcoxon test needs ≥ 6").all()
     one_set = evaluate_claims(claims, frame(["h1"], 12))
-    assert one_set.verdict.tolist() == ["inconclusive"] and one_set.reason.tolist() == ["1 held-out set, a claim needs ≥ 2"]
-    decided = evaluate_claims(claims, frame(["h1", "h2"], 12))
+    assert one_set.verdict.tolist() == ["inconclusive"] and one_set.reason.tolist() == ["1 held-out set, a claim needs ≥ 3"]
+    decided = evaluate_claims(claims, frame(["h1", "h2", "h3"], 12))
     assert set(decided.verdict) == {"replicated"} and decided.reason.isna().all()
-    assert claims_summary(one_set) == ["a-beats-b: inconclusive (1 held-out set, a claim needs ≥ 2)"]
+    assert claims_summary(one_set) == ["a-beats-b: inconclusive (1 held-out set, a claim needs ≥ 3)"]
 
 
 def test_meta_names_every_data_set_and_seed_its_tables_hold(tmp_path):
