@@ -199,8 +199,89 @@ def test_merge_runs_keeps_grid_order_and_provenance(tmp_path, need_data):
 
 
 def test_default_splits_per_part():
-    "Ten splits for the main and CS-RAkEL parts, five for the one-sided one (the paper: 30); five seeds per held-out split."
-    assert SEEDS == tuple(range(10)) and PART_SEEDS == {"onesided": SEEDS[:5], "confirm": SEEDS[:5]}
+    "Ten splits for the main and CS-RAkEL parts, five for the one-sided one (the paper: 30); 15 held-out splits."
+    assert SEEDS == tuple(range(10)) and PART_SEEDS == {"onesided": SEEDS[:5], "confirm": tuple(range(15))}
+
+
+# ---- the held-out test: its units, and confirmation on any other set -------------------------------
+def _fake_confirm_rows(grid):
+    "confirm_cell's records for every cell of `grid` without training anything: PRAkEL 0.02 below RAkEL, noisy."
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([dict(g, kind="test", method=m, loss=ln, value=0.4 + off + 0.01 * rng.standard_normal())
+                         for g in grid for ln in ("f1", "ranking")
+                         for m, off in (("PRAkEL", -0.02), ("RAkEL", 0.0), ("BR", 0.01))])
+
+
+def test_confirm_units_are_independent_splits(tmp_path, monkeypatch):
+    """The part confirm runs one cell per (set, split), the split its only seed, and every verdict counts splits as its
+    units: n = 15 per set, in the claims file's splits. (Nested seeds pooled as units gave n = 15 from 3 splits.)"""
+    import mlxplain.experiments.claims as C
+    from mlxplain.experiments import read_claims
+    from mlxplain.repro.prakel import CONFIRM_SETS, CONFIRM_SPLITS, confirm_cell, confirm_frame
+    import inspect
+    grids = []
+    def fake_run_grid(func, grid, **kw):
+        grids.append(grid)
+        return _fake_confirm_rows(grid).assign(_version="v", _run=kw.get("run"))
+    monkeypatch.setattr(C, "run_grid", fake_run_grid)
+    (tmp_path / "claims.json").write_bytes((RES / "claims.json").read_bytes())
+    v = reproduce(tmp_path, parts=["confirm"])["confirm"]
+    claims = read_claims(tmp_path / "claims.json")
+    assert claims["splits"] == list(CONFIRM_SPLITS) == list(range(15))
+    assert grids[0] == [dict(dataset=d, split=s, data_home=None) for s in CONFIRM_SPLITS for d in CONFIRM_SETS]
+    assert "seed" not in inspect.signature(confirm_cell).parameters   # the split seeds the labelsets
+    assert (v["n_units"] == len(CONFIRM_SPLITS)).all() and len(v) == len(claims["claims"]) * len(CONFIRM_SETS)
+    # rows of one split (e.g. seeds run inside it) are averaged before the test: the units stay the 15 splits
+    rows = pd.concat([_fake_confirm_rows(grids[0]).assign(rep=r) for r in range(3)], ignore_index=True)
+    fr = confirm_frame(rows, claims)
+    assert fr.groupby(["claim", "dataset"])["split"].nunique().eq(15).all()
+    assert (C.evaluate_claims(claims, fr)["n_units"] == 15).all()
+
+
+def test_committed_confirm_rows_are_one_cell_per_split():
+    "The committed held-out rows: every held-out set on every split of the claims file, once, with no nested seeds."
+    from mlxplain.experiments import read_claims
+    claims = read_claims(RES / "claims.json")
+    rows = pd.read_csv(RES / "confirm" / "confirm.csv")
+    verdicts = pd.read_csv(RES / "confirm" / "confirm_claims.csv")
+    assert "seed" not in rows
+    cells = rows.groupby(["dataset", "split"]).size()
+    assert sorted(set(rows["dataset"])) == sorted(claims["held_out"]["sets"])
+    assert all(sorted(rows.loc[rows["dataset"] == d, "split"].unique()) == claims["splits"] for d in claims["held_out"]["sets"])
+    assert cells.nunique() == 1   # the same records per (set, split)
+    assert (verdicts["n_units"] == len(claims["splits"])).all()
+
+
+def test_confirm_runs_on_any_further_registered_set(tmp_path, monkeypatch, need_data):
+    """`mlxplain reproduce prakel --parts confirm --datasets 20ng` (neither a forming nor a held-out set) writes the
+    verdict table; the set cut to 300 rows, so the test stays small."""
+    import mlxplain.repro.prakel as R
+    from mlxplain.cli import main
+    need_data("20ng")
+    real = R.load
+    monkeypatch.setattr(R, "load", lambda name, data_home=None: real(name, data_home=data_home).subset(np.arange(300)))
+    assert "20ng" not in R.CONFIRM_SETS + R.FORMING_SETS
+    rc = main(["reproduce", "prakel", "--parts", "confirm", "--datasets", "20ng", "--quick", "--seeds", "0-2",
+               "--out", str(tmp_path)])
+    assert rc == 0
+    out = tmp_path / "quick" / "confirm"
+    v, rows = pd.read_csv(out / "confirm_claims.csv"), pd.read_csv(out / "confirm.csv")
+    assert set(v["dataset"]) == {"20ng"} and (v["n_units"] == 3).all() and len(v) == 3
+    assert v["p_holm"].notna().all() and (v["verdict"] == "inconclusive").all()   # one set: a claim needs 3
+    assert v["reason"].str.contains("1 held-out set").all()
+    assert sorted(rows["split"].unique()) == [0, 1, 2] and set(rows["method"]) == {"PRAkEL", "RAkEL", "BR"}
+    assert read_meta(out)["design"]["splits"] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("names", [["emotions"], ["20ng", "CAL500"]])
+def test_confirm_refuses_the_sets_the_claims_were_formed_on(tmp_path, names, capsys):
+    "A forming set named for the part confirm alone: a ValueError naming `datasets` and the set; the CLI exits 2."
+    from mlxplain.cli import main
+    with pytest.raises(ValueError, match=rf"datasets=.*formed on {names[-1]}"):
+        reproduce(tmp_path / "out", parts=["confirm"], datasets=names)
+    assert main(["reproduce", "prakel", "--parts", "confirm", "--datasets", ",".join(names), "--out",
+                 str(tmp_path / "out")]) == 2
+    assert "formed on" in capsys.readouterr().err and not (tmp_path / "out").exists()
 
 
 def test_committed_meta_describes_the_tables():

@@ -26,8 +26,8 @@ from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassif
                              weighted_hamming)
 
 # %% auto #0
-__all__ = ['DATASETS', 'QUICK_DATASETS', 'SEEDS', 'QUICK_SEEDS', 'RUN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'PART_SEEDS',
-           'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_LOSSES', 'run_split', 'run_split_csrakel',
+__all__ = ['DATASETS', 'QUICK_DATASETS', 'SEEDS', 'QUICK_SEEDS', 'RUN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'FORMING_SETS',
+           'CONFIRM_SETS', 'CONFIRM_SPLITS', 'PART_SEEDS', 'CONFIRM_LOSSES', 'run_split', 'run_split_csrakel',
            'run_split_onesided', 'confirm_cell', 'confirm_frame', 'paper_table', 'summarize', 'results_table',
            'paired_comparison', 'verdict', 'claim_holds', 'dataset_stats', 'rank_correlation', 'gain_correlations',
            'load_runs', 'reproduce', 'merge_runs']
@@ -40,11 +40,12 @@ QUICK_SEEDS = (0,)
 RUN_PARTS = ("main", "csrakel", "onesided")   # all methods; CS-RAkEL (Tables 12–13); one-sided PRAkEL-OS
 PARTS = RUN_PARTS + ("confirm",)               # confirm: the chapter's claims on held-out sets (its own folder)
 DEFAULT_PARTS = PARTS
-PART_SEEDS = {"onesided": SEEDS[:5], "confirm": SEEDS[:5]}   # parts with fewer default seeds than SEEDS
 FORMING_SETS = DATASETS                        # where the claims were formed
-# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=2, max_rows=1000), 3 splits × 5 seeds
-CONFIRM_SETS = ("flags", "genbase")
-CONFIRM_SPLITS = (0, 1, 2)
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=None, max_rows=5000, max_labels=50), on 15
+# independent splits, each split its own seed
+CONFIRM_SETS = ("flags", "genbase", "slashdot")
+CONFIRM_SPLITS = tuple(range(15))
+PART_SEEDS = {"onesided": SEEDS[:5], "confirm": CONFIRM_SPLITS}   # parts with other default splits than SEEDS
 _RUN_FILES = {"main": "runs.csv", "csrakel": "runs_csrakel.csv", "onesided": "runs_onesided.csv"}
 _LOSSES = ["hamming", "ranking", "f1", "composite", "weighted_hamming"]
 _OS_LOSSES = ["hamming", "ranking", "weighted_hamming"]   # the one-sided part: Tables 3, 4 and 13
@@ -249,45 +250,37 @@ def run_split_onesided(dataset, repeat, data_home=None,
 # %% ../../nbs/30a_prakel_experiments.ipynb #pcf0cd01
 CONFIRM_LOSSES = ("f1", "ranking")   # the losses the chapter's claims compare under
 
-def confirm_cell(dataset,          # a held-out set
-                 split,            # the protocol's random 75/25 split number (split 0 is the reproduction's first)
-                 seed,             # seed of RAkEL's and PRAkEL's labelsets
+def confirm_cell(dataset,          # a held-out set (any registered multilabel set the claims were not formed on)
+                 split,            # the protocol's random 75/25 split number, also the seed of the labelsets
                  data_home=None) -> list:
-    "One held-out unit: PRAkEL, RAkEL and BR under the claims' losses on one split, the labelsets drawn by `seed`."
+    "One held-out unit: PRAkEL, RAkEL and BR under the claims' losses on one split, RAkEL's and PRAkEL's labelsets seeded by the split."
     with _one_thread():
         D = _split_data(dataset, split, data_home)
         recs = []
         rgrid = [dict(k=k, alpha=a) for k in _k_grid(D["K"]) for a in _ALPHAS]
-        _select_and_test(D, recs, "RAkEL", partial(_rakel, seed=seed), rgrid, list(CONFIRM_LOSSES))
+        _select_and_test(D, recs, "RAkEL", partial(_rakel, seed=split), rgrid, list(CONFIRM_LOSSES))
         _select_and_test(D, recs, "BR", _br, [dict(C=c) for c in (0.1, 1.0, 10.0)], list(CONFIRM_LOSSES))
         for ln in CONFIRM_LOSSES:
-            _select_and_test(D, recs, "PRAkEL", partial(_prakel, D["L"][ln], seed), rgrid, [ln])
-    card = float(load(dataset, data_home=data_home).cardinality)
-    return [dict(r, cardinality=card) for r in recs]
+            _select_and_test(D, recs, "PRAkEL", partial(_prakel, D["L"][ln], split), rgrid, [ln])
+    return recs
 
-def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, loss, value, cardinality, ...)
-                  claims):  # the chapter's claims file
-    """The tidy frame `evaluate_claims` reads: a paired claim's units are the (split, seed) pairs of a set, its sides the
-    test losses of `where.a` and `where.b` under `where.loss`; the Spearman claim has one unit per held-out set, a = the
-    set's `where.x` (a label statistic), b = its mean difference `where.diff[0]` − `where.diff[1]`."""
+def confirm_frame(rows,     # confirm_cell's records (dataset, split, method, loss, value, ...)
+                  claims):  # the chapter's claims file (paired claims)
+    """The tidy frame `evaluate_claims` reads: a paired claim's units are the splits of a set (column `split`), its
+    sides the test losses of `where.a` and `where.b` under `where.loss`."""
     rows = pd.DataFrame(rows)
     rows = rows[rows["kind"] == "test"]
     out = []
     for c in claims["claims"]:
-        w = c["where"]
-        v = rows[rows["loss"] == w["loss"]].pivot_table(index=["dataset", "split", "seed"], columns="method",
-                                                         values="value")
         if c["test"] == "spearman_permutation":
-            d = (v[w["diff"][0]] - v[w["diff"][1]]).groupby("dataset").mean()
-            x = rows.groupby("dataset")[w["x"]].first()
-            block = "+".join(sorted(d.index))
-            out += [dict(claim=c["id"], dataset=block, unit=ds, side=s, value=val)
-                    for ds in d.index for s, val in (("a", x[ds]), ("b", d[ds]))]
-            continue
+            raise ValueError(f"claim {c['id']!r}: PRAkEL's confirm part tests paired claims only")
+        w = c["where"]
+        v = rows[rows["loss"] == w["loss"]].pivot_table(index=["dataset", "split"], columns="method", values="value")
         for s in ("a", "b"):
-            out += [dict(claim=c["id"], dataset=i[0], unit=f"split {i[1]}/seed {i[2]}", side=s, value=val)
+            out += [dict(claim=c["id"], dataset=i[0], unit=f"split {i[1]}", split=int(i[1]), side=s, value=val)
                     for i, val in v[w[s]].items()]
-    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "split", "side", "value"])
+
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #e7f8a9b0
 def paper_table(name,   # "numbers" (statistic, loss, value, what) or "claims" (the text's pairwise claims)
@@ -558,10 +551,18 @@ def _finish(out_dir, part_seeds, datasets, data_home, *, quick=False, **meta):
                       code_version=versions, files=files, runs=runs, **notes, **meta)
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
+def _confirmable() -> tuple:
+    "The sets the part confirm may run: CONFIRM_SETS, then every other registered multilabel set but FORMING_SETS."
+    from mlxplain.data import registry
+    reg = registry()
+    other = [n for n in reg.name[reg.kind == "multilabel"] if n not in FORMING_SETS + CONFIRM_SETS]
+    return CONFIRM_SETS + tuple(other)
+
 def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); the committed: results_dir("prakel"))
               *, parts=None,  # names from PARTS (default: all)
               quick=False,    # QUICK_DATASETS and one split, written to out_dir / "quick"
-              datasets=None,  # names from DATASETS, and CONFIRM_SETS for confirm (default: DATASETS, QUICK_DATASETS when quick)
+              datasets=None,  # names from DATASETS; for confirm any registered multilabel set but FORMING_SETS
+                              # (default: DATASETS and CONFIRM_SETS, QUICK_DATASETS and CONFIRM_SETS[:1] when quick)
               seeds=None,     # the splits (default: SEEDS or PART_SEEDS per part; QUICK_SEEDS when quick)
               data_home=None,
               n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
@@ -569,10 +570,16 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); 
              ) -> dict:       # part name -> the tidy DataFrame written for it
     "Section 5 of the paper at this machine's scale: a tidy table per part, the summaries and meta.json."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
-    datasets = check_datasets(datasets, DATASETS + CONFIRM_SETS)
+    further = _confirmable()   # the sets confirm may run: every registered multilabel set the claims were not formed on
+    datasets = check_datasets(datasets, DATASETS + further)
+    formed = [d for d in datasets or () if d in FORMING_SETS]
+    if formed and set(parts) <= {"confirm"}:
+        raise ValueError(f"datasets={list(datasets)!r}: the claims were formed on {', '.join(formed)}; the part confirm "
+                         f"tests them on sets they were not formed on: any registered multilabel set but "
+                         f"{', '.join(FORMING_SETS)}")
     own = {**{p: QUICK_DATASETS if quick else DATASETS for p in RUN_PARTS},
            "confirm": CONFIRM_SETS[:1] if quick else CONFIRM_SETS}
-    sets = datasets_by_part(parts, datasets, own, CONFIRM_SETS)   # held-out sets: the part confirm, and only it
+    sets = datasets_by_part(parts, datasets, own, further)   # held-out and further sets: the part confirm, and only it
     parts = tuple(sets)   # the parts that run a named set
     datasets = next((sets[p] for p in parts if p != "confirm"), ())   # the run parts share their sets
     part_seeds = _part_seeds(parts, seeds, quick)
@@ -592,14 +599,13 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); 
         _finish(out_dir, {p: part_seeds[p] for p in parts}, datasets, data_home, quick=quick, started=started,
                 scheduler=scheduler, n_jobs=n_jobs)
     if "confirm" in main:   # last, in its own folder with its own meta.json (experiments.confirm_part)
-        grid = [dict(dataset=d, split=s, seed=k, data_home=data_home) for d in sets["confirm"]
-                for s in (CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS) for k in part_seeds["confirm"]]
+        grid = [dict(dataset=d, split=s, data_home=data_home) for s in part_seeds["confirm"] for d in sets["confirm"]]
         tables["confirm"] = confirm_part("prakel", confirm_cell, grid, confirm_frame, out_dir, n_jobs=n_jobs,
                                          scheduler=scheduler, seeds=part_seeds["confirm"], datasets=list(sets["confirm"]),
-                                         design=dict(splits=list(CONFIRM_SPLITS), losses=list(CONFIRM_LOSSES),
+                                         design=dict(splits=list(part_seeds["confirm"]), losses=list(CONFIRM_LOSSES),
                                                      split="random 75/25 train/test of that number; the last third of "
                                                            "training for validation", k_grid="{2, 4}; {3} when K > 20",
-                                                     ridge_alpha=_ALPHAS, seed="RAkEL's and PRAkEL's labelsets"))
+                                                     ridge_alpha=_ALPHAS, seed="the split's number: RAkEL's and PRAkEL's labelsets"))
     return tables
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #2061975b
