@@ -69,6 +69,16 @@ def test_import_does_not_load_numba():
     assert run(code, MLXPLAIN_KERNELS="jit") == [False, True]
 
 
+def test_aot_kernels_load_with_the_package_and_numba_stays_out(aot_root):
+    """With an AOT module built from this source, importing the package loads it (as a compiled extension is loaded:
+    the first fit pays no loading), and numba is never imported; a fit's first kernel call finds them loaded."""
+    code = ("import sys, json, mlxplain.alternatives as alt; from mlxplain.alternatives import kernels; "
+            "print(json.dumps([kernels._LOADED.get(''), 'numba' in sys.modules]))")
+    name, numba = run(code, root=aot_root)
+    assert name is not None and name.startswith("aot-") and not numba
+    assert run(code, root=aot_root, MLXPLAIN_KERNELS="jit") == [None, False]  # the JIT stays lazy
+
+
 def test_fresh_install_fits_without_numba_and_as_the_jit_does(aot_root, breast_cancer_q, tmp_path):
     "Empty numba cache, AOT module present: the three breast-cancer fits never import numba; same sets as the JIT."
     # (checked: the AOT module, every call's arguments checked against the signatures first)
