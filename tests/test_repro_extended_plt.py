@@ -1,5 +1,6 @@
 """Tests of mlxplain.repro.extended_plt: the paper's tables as typed in, the sweep's cell, and `reproduce`'s
-argument checks (unknown parts and data sets fail before anything is written)."""
+argument checks (unknown parts and data sets fail before anything is written), and the confirm part: its units are
+independent splits, each seeded by itself, and it runs on any further multilabel set but not on a forming one."""
 import json
 from pathlib import Path
 import numpy as np
@@ -125,3 +126,74 @@ def test_a_run_of_some_cells_keeps_the_other_cells_rows(tmp_path, monkeypatch):
     key = ["dataset", "normalization", "split", "seed"]
     assert len(again) == len(first) and sorted(map(tuple, again[key].values.tolist())) == sorted(
         map(tuple, first[key].values.tolist()))
+
+
+# --- confirm: units are independent splits; any further multilabel set --------------------------
+def _fake_confirm_rows(n_splits=3):
+    "confirm_cell-like rows of one set whose raw and l2 scalings both have a noise ratio >= 1.5."
+    return pd.DataFrame([dict(dataset="h", normalization=n, split=s, measure="drop_pct", model=m,
+                              value=(10.0 if m == "normal" else 8.0) + s + f, ratio=2.0 * f)
+                         for n, f in (("raw", 1), ("l2", 5)) for s in range(n_splits)
+                         for m in ("normal", "adversarial")])
+
+
+def test_confirm_units_are_splits_not_the_scalings_or_seeds_within_one():
+    """A paired claim's n counts splits: the scalings of one split are averaged into one unit (they share the split's
+    rows and seed); the grid has one cell per (set, scaling, split) and no seeds nested in a split."""
+    from mlxplain.experiments import claims_path, evaluate_claims, read_claims
+    from mlxplain.repro.extended_plt import CONFIRM_SETS, CONFIRM_SPLITS, NORMALIZATIONS, _grid, confirm_frame
+    claims = read_claims(claims_path("extended_plt"))
+    fr = confirm_frame(_fake_confirm_rows(3), claims)
+    assert "split" in fr and fr.query("claim == 'plt-adversarial-lowers-large-drops'").split.nunique() == 3
+    v = evaluate_claims(claims, fr, min_sets=1).set_index(["claim", "dataset"])
+    assert v.loc[("plt-adversarial-lowers-large-drops", "h"), "n_units"] == 3          # 3 splits, not 2 × 3 rows
+    assert v.loc[("plt-adversarial-lowers-large-drops", "h"), "estimate"] == pytest.approx(-2.0)
+    rho = fr.query("claim == 'plt-drop-grows-with-noise-ratio'")
+    assert set(rho.stratum) == {"h"} and set(rho.unit) == {"h/raw", "h/l2"}          # within-set regimes
+    grid = _grid("confirm", CONFIRM_SETS, CONFIRM_SPLITS, False, None)[1]
+    assert len(grid) == len(CONFIRM_SETS) * len(NORMALIZATIONS) * len(CONFIRM_SPLITS) == 4 * 4 * 20
+    assert all(set(g) == {"dataset", "normalization", "split"} for g in grid)
+
+
+def test_confirm_cell_is_seeded_by_its_split(data, monkeypatch):
+    "Every random choice of a confirm cell is seeded by its split: seed=None is seed=split, and two splits differ."
+    import mlxplain.repro.extended_plt as R
+    from mlxplain.data import MultiLabelDataset
+    Xtr, Ytr, Xte, Yte = data
+    monkeypatch.setattr(R, "resampled_split", lambda name, split, data_home=None: (
+        MultiLabelDataset(Xtr, Ytr), MultiLabelDataset(Xte, Yte)))   # the same rows for every split
+    kw = dict(max_train=200, max_test=100, n_repeats=1, explain_instances=3)
+    one, again = R.confirm_cell("toy", "l2", 1, **kw), R.confirm_cell("toy", "l2", 1, seed=1, **kw)
+    assert one == again
+    assert R.confirm_cell("toy", "l2", 2, **kw) != one                   # another split draws other rows and noise
+    with pytest.raises(ValueError, match="split"): R.confirm_cell("toy", "l2", -1, **kw)
+
+
+def test_confirm_refuses_the_sets_the_claims_were_formed_on(tmp_path):
+    with pytest.raises(ValueError, match=r"datasets=\['CAL500'\]: the claims were formed on CAL500"):
+        reproduce(tmp_path, parts=["confirm"], datasets=["CAL500"])
+    with pytest.raises(ValueError, match="not multilabel"):
+        reproduce(tmp_path, parts=["confirm"], datasets=["chess"])
+    with pytest.raises(ValueError, match="datasets="):
+        reproduce(tmp_path, parts=["confirm"], datasets=["no-such-set"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_confirm_runs_on_a_further_set(tmp_path, need_data, monkeypatch):
+    """`reproduce(parts=["confirm"], datasets=[a registered multilabel set outside the chapter and its held-out
+    sets])` runs the claims there and writes the same verdict table (tiny rows; the quick run's first two splits)."""
+    import mlxplain.repro.extended_plt as R
+    from mlxplain.experiments import CONFIRM_FILES
+    further = "tmc2007-500"   # staged, multilabel, and neither formed on nor held out
+    need_data(further)
+    assert further not in R.DATASETS and further not in R.FORMING_SETS
+    monkeypatch.setattr(R, "CONFIRM_PROTOCOL", dict(max_train=150, max_test=80, n_repeats=1, explain_instances=3))
+    v = reproduce(tmp_path, parts=["confirm"], datasets=[further], quick=True)["confirm"]
+    out = tmp_path / "quick" / "confirm"
+    assert all((out / f).exists() for f in CONFIRM_FILES + ("meta.json",))
+    rows = pd.read_csv(out / CONFIRM_FILES[0])
+    assert set(rows.dataset) == {further} and sorted(rows.split.unique()) == [0, 1]
+    assert set(v.claim) == {c["id"] for c in json.loads((Path(R.results_dir("extended_plt")) / "claims.json").read_text())["claims"]}
+    paired = v[(v.test != "spearman_permutation") & v.dataset.notna()]
+    assert len(paired) and set(paired.n_units) <= {1, 2}                 # n counts the two splits
+    assert (v.verdict != "replicated").all()                             # one set: a claim needs three
