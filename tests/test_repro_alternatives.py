@@ -287,7 +287,7 @@ def test_claims_table_shows_less_than_as_text():
                              "p_holm": [3.2e-8], "verdict": ["replicated"]})
     t = claims_table(claims, verdicts)
     assert t.claim[0] == '<a href="#c1">sim. (min) &lt; sim. (sum)</a>'
-    assert t["d (15 units)"][0] == "-0.0400 ± 0.0030 (p = 3.2e-08)"
+    assert t["d (n = 15 splits)"][0] == "-0.0400 ± 0.0030 (p = 3.2e-08)"
 
 
 def test_paper_tables_are_the_papers_numbers():
@@ -301,3 +301,70 @@ def test_paper_tables_are_the_papers_numbers():
                                             "FCBF": 0.43}, abs=1e-12)
     assert PAPER_N_FEATURES["clean2"] == 168 and len(PAPER_N_FEATURES) == 30
     with pytest.raises(ValueError, match="table2"): paper_table("table7")
+
+
+def _split_rows(n_splits, n_seeds, datasets=("d",)):
+    "Records of seq. and rep. at a = 5 (tau 0.2 and 0.8): per split an effect shared by its seeds, seq. 0.02 above rep."
+    import numpy as np
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    rows = []
+    for d in datasets:
+        for s in range(n_splits):
+            shift = rng.normal(0, 0.05)   # what the seeds of one split share
+            for f in range(n_seeds):
+                for tau in (0.2, 0.8):
+                    for search, gap in (("seq.", 0.02), ("rep.", 0.0)):
+                        q = 0.5 + shift + gap + rng.normal(0, 0.001)
+                        rows += [{"dataset": d, "split": s, "fold": f, "k": 5, "objective": "MI", "search": search,
+                                  "a": 5, "tau": tau, "set": i, "train_objective": q, "test_objective": q}
+                                 for i in range(6)]
+    return pd.DataFrame(rows)
+
+
+def test_confirm_frame_units_are_splits_not_the_seeds_inside_them():
+    """A confirm unit is one independent split: the folds (or seeds) of one split make one unit of the frame, and
+    evaluate_claims' n counts splits (4 here), never splits × seeds (20)."""
+    from mlxplain.experiments import evaluate_claims, read_claims
+    from mlxplain.repro.alternatives import confirm_frame
+    claims = read_claims("alternatives")
+    frame = confirm_frame(_split_rows(4, 5), claims)
+    one = frame[frame.claim == "alternatives-seq-beats-replacement"]
+    assert len(one) == 4 * 2 and one.unit.nunique() == 4 and sorted(one.split.unique()) == [0, 1, 2, 3]
+    got = evaluate_claims(claims, frame).set_index("claim").loc["alternatives-seq-beats-replacement"]
+    assert got.n_units == 4 and got.estimate == pytest.approx(0.02, abs=2e-3)
+
+
+def test_confirm_refuses_the_forming_sets_and_sets_of_another_kind(tmp_path):
+    "The claims were formed on FORMING_SETS: confirm refuses them (and non-binary sets), naming `datasets`; nothing is written."
+    from mlxplain.repro.alternatives import FORMING_SETS
+    for name in FORMING_SETS:
+        with pytest.raises(ValueError, match=f"datasets=.*formed on \\['{name}'\\]"):
+            reproduce(tmp_path, parts=["confirm"], datasets=[name])
+    with pytest.raises(ValueError, match="datasets=.*not binary"): reproduce(tmp_path, parts="confirm", datasets=["emotions"])
+    with pytest.raises(ValueError, match="datasets=.*iris"): reproduce(tmp_path, parts="confirm", datasets=["iris"])
+    with pytest.raises(ValueError, match="seeds=.*CONFIRM_SPLITS"): reproduce(tmp_path, parts="confirm", seeds=[0])
+    assert not list(tmp_path.iterdir())
+
+
+def test_confirm_runs_on_a_further_set(tmp_path, data_home, monkeypatch):
+    """`mlxplain reproduce alternatives --parts confirm --datasets horse_colic` (a staged binary set neither the chapter
+    nor its held-out rule uses) runs the claims there and writes the verdict table; quick: one split, and here two taus."""
+    import pandas as pd
+    from mlxplain import cli
+    from mlxplain.data import registry
+    from mlxplain.experiments import read_claims, read_meta
+    import mlxplain.repro.alternatives as alt
+    name = "horse_colic"
+    assert name not in alt.CONFIRM_SETS + alt.FORMING_SETS
+    if not registry(data_home=data_home).set_index("name").available[name]: pytest.skip(f"{name} is not staged")
+    monkeypatch.setattr(alt, "REPRO_DESIGN", {**alt.REPRO_DESIGN, "taus": [0.2, 0.8], "time_limit_per_set_s": 1.0})
+    assert cli.main(["reproduce", "alternatives", "--out", str(tmp_path), "--quick", "--parts", "confirm",
+                     "--datasets", name, "--data-home", str(data_home)]) == 0
+    folder = tmp_path / "quick" / "confirm"
+    rows, verdicts = pd.read_csv(folder / "confirm.csv"), pd.read_csv(folder / "confirm_claims.csv")
+    assert set(rows.dataset) == {name} and set(rows.split) == {0} and set(rows.seed) == {25}
+    claims = read_claims("alternatives")
+    assert set(verdicts.claim) == {c["id"] for c in claims["claims"]} and set(verdicts.dataset.dropna()) == {name}
+    assert (verdicts.verdict == "inconclusive").all()   # one split, one set: decided by nothing
+    assert list(read_meta(folder)["datasets"]) == [name]   # with the file facts of the set

@@ -18,7 +18,7 @@ from scipy.stats import kendalltau, wilcoxon
 from ..alternatives import (AlternativeFeatureSelector, tree_mcc, greedy_balancing, greedy_replacement,
                                    max_overlap)
 from ..checks import check_choice, check_bool, check_n_jobs
-from ..data import load, kfold
+from ..data import load, kfold, registry
 from ..plots import paper_vs_ours
 from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv, row_provenance,
                                   confirm_part, scratch_dir, read_cache)
@@ -26,7 +26,7 @@ from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_
 # %% auto #0
 __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'DESIGN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN',
            'PAPER_DATASETS', 'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLES', 'FIGURE4_PAIRS',
-           'STATUSES', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS', 'PAPER_UNIT', 'paper_table',
+           'STATUSES', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_KIND', 'PAPER_UNIT', 'paper_table',
            'summarize', 'within_run_stats', 'result_file', 'load_results', 'load_provenance', 'figure4_gaps',
            'figure4_verdicts', 'within_run_verdicts', 'sequential_slopes', 'slope_verdicts', 'figure1_verdicts',
            'findings_table', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
@@ -554,33 +554,40 @@ def heuristic_not_solved(records: pd.DataFrame, k: int = 5, a_max: int = 5, taus
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd01
 FORMING_SETS = tuple(REPRO_DATASETS)   # where the claims were formed: the committed records' sets
-# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=2, kind="binary", max_rows=250)
-CONFIRM_SETS = ("backache", "molecular_biology_promoters")
-CONFIRM_SPLITS = (0, 1, 2)   # seed of the stratified 5-fold partition: 0 is the chapter's
-CONFIRM_SEEDS = SEEDS        # the folds of each partition, as the chapter's `seeds`
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=None, kind="binary", max_rows=250)
+CONFIRM_SETS = ("backache", "molecular_biology_promoters", "sonar")
+CONFIRM_SPLITS = tuple(range(10))   # independent units: split s = fold 0 of the 5-fold partition random_state=s
+CONFIRM_KIND = "binary"             # confirm runs on any registered set of this kind outside FORMING_SETS
 PART_DATASETS["confirm"] = CONFIRM_SETS   # as the design parts' entries: one dict
 
+
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd02
-def confirm_cell(dataset,          # a held-out set
-                 split,            # seed of the stratified 5-fold partition (0: the chapter's partition)
-                 seed,             # the fold of that partition used as the test set (0-4)
+def confirm_cell(dataset,          # a binary set outside FORMING_SETS
+                 split,            # the unit: fold 0 of the stratified 5-fold partition with random_state = split
                  data_home=None) -> list:
-    "One held-out unit: every MI search of REPRO_DESIGN (k = 5, every tau, a <= 5) on one fold of one partition."
-    D = REPRO_DESIGN
+    """One held-out unit: every MI search of REPRO_DESIGN (k = 5, every tau, a <= 5) on fold 0 of partition `split`,
+    every random choice (MI estimator, trees) seeded by REPRO_DESIGN's random_state + split (split 0: the chapter's)."""
+    D = {**REPRO_DESIGN, "random_state": REPRO_DESIGN["random_state"] + split}
     ds = load(dataset, data_home=data_home)
     X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y).astype(int)
-    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=split)[seed]
-    base = dict(dataset=dataset, split=split, seed=seed, k=D["k"], n_features=X.shape[1])
+    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=split)[0]
+    base = dict(dataset=dataset, split=split, fold=0, seed=D["random_state"], k=D["k"], n_features=X.shape[1])
     return _filter_searches((X[tr], y[tr], X[te], y[te]), base, D["k"], "mi", D["taus"], D)
 
+
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd03
-_UNIT_KEYS = ["dataset", "split", "seed"]
+_UNIT_KEYS = ["dataset", "split"]   # a unit: one independent split of a set
+_NESTED = ("fold", "seed")          # runs inside a split (the chapter's folds, nested seeds): averaged within it
+
+def _run_keys(rows) -> list:
+    "What tells one search run of a split from another: the unit, and the fold or seed where the rows have them."
+    return _UNIT_KEYS + [k for k in _NESTED if k in rows]
 
 def _run_stats(rows, value) -> pd.DataFrame:
     """One row per search run (unit, objective, search, a, tau): mean and within-run std (ddof 0) of
     `value` over its sets, the least-squares slope of `value` over the set index, and whether it found
     all its a + 1 sets."""
-    g = rows.dropna(subset=[value]).groupby(_UNIT_KEYS + ["objective", "search", "a", "tau"])
+    g = rows.dropna(subset=[value]).groupby(_run_keys(rows) + ["objective", "search", "a", "tau"])
     def slope(t): return np.polyfit(t["set"], t[value], 1)[0] if len(t) > 1 else np.nan
     out = g[value].agg(mean="mean", std=lambda v: v.std(ddof=0), n="size")
     out["slope"] = g[["set", value]].apply(slope)
@@ -595,12 +602,12 @@ def _side(stats, spec) -> pd.DataFrame:
         if k in spec: m &= np.isclose(stats[k], spec[k])
     return stats[m]
 
-def confirm_frame(rows,     # confirm_cell's records (or the chapter's, with split and seed columns)
+def confirm_frame(rows,     # confirm_cell's records (or any with dataset and split columns)
                   claims):  # the chapter's claims file
-    """The tidy frame `evaluate_claims` reads: a unit is one (split, seed) of a set; a side is the mean
+    """The tidy frame `evaluate_claims` reads: a unit is one split of a set (column `split`); a side is the mean
     over the runs `where` selects (objective, search, a, tau) of a run statistic (`where.stat`: mean, std
     or slope of `where.value`), paired by run (tau, a) where both sides leave them free; mean and std
-    read only runs that found all their sets."""
+    read only runs that found all their sets. Runs nested in a split (folds or seeds) are averaged into it."""
     rows = pd.DataFrame(rows)
     out = []
     for c in claims["claims"]:
@@ -610,12 +617,12 @@ def confirm_frame(rows,     # confirm_cell's records (or the chapter's, with spl
         for s in ("a", "b"):
             st = _side(_run_stats(r, w[s].get("value", w["value"])), w[s])
             if w["stat"] != "slope": st = st[st["complete"]]
-            sides[s] = st.set_index(_UNIT_KEYS + free)[w["stat"]]
+            sides[s] = st.set_index(_run_keys(rows) + free)[w["stat"]]
         both = pd.concat(sides, axis=1).dropna()
         per_unit = both.groupby(level=_UNIT_KEYS).mean()
-        out += [dict(claim=c["id"], dataset=i[0], unit=f"split {i[1]}/seed {i[2]}", side=s, value=v)
+        out += [dict(claim=c["id"], dataset=i[0], unit=f"split {i[1]}", split=i[1], side=s, value=v)
                 for i, row in per_unit.iterrows() for s, v in row.items()]
-    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "split", "side", "value"])
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd09
 def _estimate_text(estimate, se, p) -> str:
@@ -634,7 +641,7 @@ def claims_table(claims: dict,             # the chapter's claims file (read_cla
         op = {"greater": ">", "less": "<"}.get(c["direction"], "≈")
         text = html.escape(f'{c["a"]} {op} {c["b"]}')   # the table is shown as HTML: < is text
         row = {"claim": f'<a href="#{c["id"]}">{text}</a>', "statistic": c["metric"]}
-        row |= {f"{r.dataset} ({r.n_units} units)": _estimate_text(r.estimate, r.se, r.p_holm) for r in t.itertuples()}
+        row |= {f"{r.dataset} (n = {r.n_units} splits)": _estimate_text(r.estimate, r.se, r.p_holm) for r in t.itertuples()}
         rows.append({**row, "verdict": t.verdict.iloc[0]})
     return pd.DataFrame(rows)
 
@@ -937,39 +944,63 @@ def write_design_meta(out_dir,   # the results folder
                note_timing="cached cells (same code version) are read, not rerun: the times cover new cells")
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd05
+def _confirm_sets(names, data_home=None) -> list:
+    """`names` as sets the part confirm may run on: registered sets of CONFIRM_KIND outside FORMING_SETS (the claims
+    were formed on those); else a ValueError naming `datasets`."""
+    reg = registry(data_home=data_home)
+    names = _check_names("datasets", names, list(reg.name))
+    formed = [d for d in names if d in FORMING_SETS]
+    if formed:
+        raise ValueError(f"datasets={names!r}: the claims were formed on {formed} (FORMING_SETS = {list(FORMING_SETS)}); "
+                         f"confirm runs on other registered {CONFIRM_KIND} sets, e.g. CONFIRM_SETS = {list(CONFIRM_SETS)}")
+    kinds = dict(zip(reg.name, reg.kind))
+    wrong = [d for d in names if kinds[d] != CONFIRM_KIND]
+    if wrong: raise ValueError(f"datasets={names!r}: {wrong} are not {CONFIRM_KIND} sets; the claims are about {CONFIRM_KIND} data")
+    return names
+
 def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternatives"); the committed: results_dir(...))
               *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)
-              quick=False,    # the design's quick run; confirm: the first held-out set, split 0, fold 0
-              datasets=None,  # names (default: each part's own); CONFIRM_SETS select confirm's sets
-              seeds=None,     # the folds to run, 0-based (default: SEEDS, all five; (0,) when quick)
+              quick=False,    # the design's quick run; confirm: the first held-out set (or the first named), split 0
+              datasets=None,  # names (default: each part's own); with confirm, a set outside FORMING_SETS goes to confirm
+              seeds=None,     # the design parts' folds, 0-based (default: SEEDS, all five; (0,) when quick)
               data_home=None,
               n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
               scheduler=None, # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
               ) -> dict:      # part name -> the tidy records (confirm: the verdicts) written for it
-    """The parts of Section 5's design (see above) and 'confirm': the claims of claims.json, frozen, on CONFIRM_SETS
-    over CONFIRM_SPLITS × the folds `seeds`, written by `confirm_part` to out_dir/confirm with its own meta.json."""
+    """The parts of Section 5's design (see above) and 'confirm': the claims of claims.json, frozen, on CONFIRM_SETS (or
+    the named sets of CONFIRM_KIND outside FORMING_SETS) over the independent units CONFIRM_SPLITS, written by
+    `confirm_part` to out_dir/confirm with its own meta.json."""
     parts = list(DEFAULT_PARTS) if parts is None else _check_names("parts", parts, PARTS)
     out_dir = scratch_dir("alternatives") if out_dir is None else Path(out_dir)   # the committed tables only when asked
     names = None if datasets is None else [datasets] if isinstance(datasets, str) else list(datasets)
     design = [p for p in parts if p != "confirm"]
-    held = [d for d in (names or []) if d in CONFIRM_SETS] if "confirm" in parts else []
-    if not design and names is not None: _check_names("datasets", names, CONFIRM_SETS)   # confirm alone
-    folds = _check_seeds(((0,) if quick else CONFIRM_SEEDS) if seeds is None else seeds)
+    if seeds is not None:
+        _check_seeds(seeds)
+        if not design: raise ValueError(f"seeds={seeds!r}: the part confirm's units are the splits CONFIRM_SPLITS, one "
+                                        "seed each; seeds select the folds of the design parts")
+    held = []
+    if "confirm" in parts and names is not None:
+        if not design: held = _confirm_sets(names, data_home)   # confirm alone: every name must suit it
+        else: held = [d for d in names if d not in FORMING_SETS]
     tables = {}
-    if design and not (held and len(held) == len(names)):   # the design's parts, unless only held-out sets are named
+    if design and not (held and len(held) == len(names)):   # the design's parts, unless only confirm's sets are named
         rest = [d for d in names if d not in held] if held else names
         tables.update(_reproduce_design(out_dir, parts=design, quick=quick, datasets=rest, seeds=seeds,
                                         data_home=data_home, n_jobs=n_jobs, scheduler=scheduler))
     if "confirm" in parts:   # last, in its own folder with its own meta.json (experiments.confirm_part)
-        sets = held or (CONFIRM_SETS[:1] if quick else CONFIRM_SETS)
+        sets = _confirm_sets(held, data_home) if held else list(CONFIRM_SETS)
+        sets = sets[:1] if quick else sets
         splits = CONFIRM_SPLITS[:1] if quick else CONFIRM_SPLITS
-        grid = [dict(dataset=d, split=s, seed=f) for d in sets for s in splits for f in folds]
+        grid = [dict(dataset=d, split=s) for d in sets for s in splits]
+        unit_seeds = [REPRO_DESIGN["random_state"] + s for s in splits]
         protocol = dict(splits=list(splits), objective="MI", k=REPRO_DESIGN["k"], taus=REPRO_DESIGN["taus"],
                         a_max=REPRO_DESIGN["a_max"], searches=["seq.", "sim. (sum)", "sim. (min)", "rep.", "bal."],
                         solver=REPRO_DESIGN["solver"], time_limit_per_set_s=REPRO_DESIGN["time_limit_per_set_s"],
-                        random_state=REPRO_DESIGN["random_state"],
-                        split="stratified 5-fold partition with random_state = split (0: the chapter's); seed = the fold")
+                        random_state=unit_seeds,
+                        split="fold 0 of the stratified 5-fold partition with random_state = split (0: the chapter's); "
+                              "random_state (MI estimator, trees) = 25 + split")
         tables["confirm"] = confirm_part("alternatives", partial(confirm_cell, data_home=data_home), grid,
                                          confirm_frame, out_dir / "quick" if quick else out_dir, n_jobs=n_jobs,
-                                         scheduler=scheduler, seeds=folds, datasets=list(sets), design=protocol)
+                                         scheduler=scheduler, seeds=unit_seeds, datasets=list(sets), design=protocol)
     return tables
+
