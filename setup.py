@@ -1,5 +1,6 @@
 from configparser import ConfigParser
-import setuptools, shlex
+import importlib.util, os, setuptools, shlex, warnings
+from setuptools.command.build_py import build_py
 
 # note: all settings are in settings.ini; edit there, not here
 config = ConfigParser(delimiters=['='])
@@ -25,7 +26,26 @@ min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 
+class build_py_with_kernels(build_py):
+    """Also compile the alternatives' kernels ahead of time (numba.pycc) into the package being built, so that a fresh
+    install's first search compiles nothing. Without numba or a C compiler it only warns: the package then compiles
+    them with numba's JIT on first use (mlxplain.alternatives.kernels)."""
+    def run(self):
+        super().run()
+        folder = os.path.join("mlxplain", "alternatives")  # an editable install: the sources' folder
+        if not getattr(self, "editable_mode", False): folder = os.path.join(self.build_lib, folder)
+        try:
+            # the kernels' module by path: the package itself cannot be imported before it is installed
+            spec = importlib.util.spec_from_file_location("mlxplain_kernels_build", os.path.join(folder, "kernels.py"))
+            kernels = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(kernels)
+            built = kernels.build_aot(folder)
+            print(f"mlxplain: ahead-of-time kernels: {', '.join(map(os.path.basename, built)) or 'none'}")
+        except Exception as e:  # the install must not fail for want of an optional speed-up
+            warnings.warn(f"mlxplain: no ahead-of-time kernels ({type(e).__name__}: {e}); they compile on first use")
+
 setuptools.setup(
+    cmdclass = {'build_py': build_py_with_kernels},
     name = cfg['lib_name'],
     license = lic[0],
     classifiers = [

@@ -675,7 +675,9 @@ for _name in ENTRY: globals()[_name] = _entry_point(_name)
 
 # Where the install built AOT kernels they load with the package, as a compiled extension does (about 0.6 ms, none of
 # it numba); only the JIT fallback waits for the first call, since importing numba alone takes about 0.2 s.
-if os.environ.get("MLXPLAIN_KERNELS", "auto") == "auto" and _aot_module()[0] is not None: _load()
+# (not when setup.py loads this file by path to build them)
+if __name__ == f"{_PACKAGE}.kernels" and os.environ.get("MLXPLAIN_KERNELS", "auto") == "auto" and _aot_module()[0]:
+    _load()
 
 # %% ../../nbs/40d_alternatives_kernels.ipynb #d39e19f4
 def aot_compilers(folder: str = _HERE) -> list:
