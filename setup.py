@@ -44,8 +44,13 @@ class build_py_with_kernels(build_py):
         except Exception as e:  # the install must not fail for want of an optional speed-up
             warnings.warn(f"mlxplain: no ahead-of-time kernels ({type(e).__name__}: {e}); they compile on first use")
 
+class platform_distribution(setuptools.Distribution):
+    "A wheel that holds compiled kernels is tagged for its Python and platform, not as pure Python."
+    def has_ext_modules(self): return True
+
 setuptools.setup(
     cmdclass = {'build_py': build_py_with_kernels},
+    distclass = platform_distribution,
     name = cfg['lib_name'],
     license = lic[0],
     classifiers = [
