@@ -227,3 +227,61 @@ def test_fig8_and_fig9_width_units_are_split_and_seed(need_data):
     assert np.array_equal(np.asarray(unit0.Y.todense() if hasattr(unit0.Y, "todense") else unit0.Y),
                           np.asarray(own.Y.todense() if hasattr(own.Y, "todense") else own.Y))
     assert unit0.n_samples == own.n_samples != tr.n_samples
+
+
+def test_confirm_units_are_independent_splits_one_seed_each(need_data):
+    "A held-out unit is one split seeded by itself: no seed nested in a split, so evaluate_claims counts splits."
+    from mlxplain.experiments import evaluate_claims, held_out_sets, read_claims, results_dir
+    c = read_claims(results_dir("fals") / "claims.json")
+    assert c["splits"] == list(E.CONFIRM_SPLITS) == list(range(20)) and "seeds" not in c
+    assert c["held_out"]["args"]["n"] is None                    # every set the rule admits
+    assert tuple(c["held_out"]["sets"]) == E.CONFIRM_SETS == tuple(held_out_sets(E.FORMING_SETS, **c["held_out"]["args"]))
+    _, grid = E._grid("confirm", ["flags", "birds"], E.CONFIRM_SPLITS[:3], None)
+    assert grid == [{"dataset": d, "split": s} for d in ("flags", "birds") for s in (0, 1, 2)]
+    need_data("flags")
+    rows = E.confirm_cell("flags", 2)
+    assert {r["seed"] for r in rows} == {2}
+    want = E.table3_cell("flags", "fa", 2, split=2, tree_seed=2)[0]   # FALS and the trees seeded by the split
+    got = next(r for r in rows if r["method"] == "fals")
+    assert want["method"] == "fals"
+    assert all(np.isclose(got[m], want[m], rtol=0, atol=1e-12) for m in ("HL", "OE", "RL", "AP"))
+    frame = E.confirm_frame(pd.DataFrame([{**r, "dataset": "flags", "split": 2} for r in rows]), c)
+    assert set(frame["split"]) == {2} and frame.groupby(["claim", "side"]).size().eq(1).all()
+
+
+def test_confirm_frame_counts_splits_not_seeds():
+    "Rows of one split under several seeds are one unit: n_units is the number of splits."
+    from mlxplain.experiments import evaluate_claims, read_claims, results_dir
+    c = read_claims(results_dir("fals") / "claims.json")
+    rng = np.random.default_rng(0)
+    fake = pd.DataFrame([dict(dataset=d, split=sp, seed=s, method=m, HL=h + rng.normal(0, 0.01), OE=h, RL=h, AP=1 - h)
+                         for d in ("h1", "h2", "h3") for sp in range(4) for s in range(5)
+                         for m, h in (("lasso", 0.1), ("fals", 0.2), ("fils", 0.2), ("rf", 0.3), ("brdt", 0.4), ("lift", 0.5))])
+    got = evaluate_claims(c, E.confirm_frame(fake, c))
+    assert (got["n_units"] == 4).all()                           # 4 splits per set, not 4 × 5 split-seed pairs
+
+
+def test_confirm_on_a_further_set_writes_verdicts(tmp_path, need_data, monkeypatch):
+    "`reproduce(parts=['confirm'], datasets=[...])` runs a registered multilabel set the chapter never uses."
+    need_data("CAL500")
+    assert "CAL500" not in E.CONFIRM_SETS + E.FORMING_SETS
+    monkeypatch.setattr(E, "TABLE3_METHODS", ("fa", "brdt", "lasso"))   # a tiny unit: ranks among the three it has
+    out = E.reproduce(tmp_path, parts=["confirm"], datasets=["CAL500"], seeds=[0, 1], quick=True)["confirm"]
+    folder = tmp_path / "quick" / "confirm"
+    disk = pd.read_csv(folder / "confirm_claims.csv")
+    assert set(disk["dataset"]) == set(out["dataset"]) == {"CAL500"} and (disk["n_units"] == 2).all()
+    assert set(disk["claim"]) == {"fals-lasso-ranks-ahead", "fals-equals-fils"}
+    rows = pd.read_csv(folder / "confirm.csv")
+    assert sorted(set(zip(rows["split"], rows["seed"]))) == [(0, 0), (1, 1)]
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["design"]["splits"] == [0, 1] and list(meta["datasets"]) == ["CAL500"]
+
+
+def test_confirm_refuses_the_sets_that_formed_the_claims(tmp_path):
+    with pytest.raises(ValueError, match=r"datasets=\['emotions'\]: the claims were formed on emotions"):
+        E.reproduce(tmp_path, parts=["confirm"], datasets=["emotions"])
+    with pytest.raises(ValueError, match=r"datasets=\['nope'\]: \['nope'\] is no registered multilabel set.*CAL500"):
+        E.reproduce(tmp_path, parts=["confirm"], datasets=["nope"])
+    with pytest.raises(ValueError, match=r"\['backache'\] is no registered multilabel set"):   # a binary set
+        E.reproduce(tmp_path, parts=["confirm"], datasets=["backache"])
+    assert list(tmp_path.iterdir()) == []     # nothing written

@@ -55,10 +55,14 @@ PART_DATASETS = {"table3": TABLE3_SETS, "variants": tuple(dict.fromkeys(SMALL_SE
                  "hidden": tuple(dict.fromkeys(SMALL_SETS + FIG89_SETS)), "arch": SMALL_SETS,
                  "leaf": LEAF_SETS, "cv": CV_SETS, "scale": SCALE_SETS}
 FORMING_SETS = tuple(dict.fromkeys(d for p in PART_DATASETS for d in PART_DATASETS[p]))   # where the claims were formed
-# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=3, max_rows=5000, max_labels=50), Table 3's protocol
-CONFIRM_SETS = ("birds", "flags", "genbase")
-CONFIRM_SPLITS = (0, 1, 2)   # 0: the set's own split (Table 3's), 1-2: stratified re-splits
+# held-out confirmation (claims.json): held_out_sets(FORMING_SETS, n=None, max_rows=5000, max_labels=50), every set
+# the rule admits, Table 3's protocol
+CONFIRM_SETS = ("birds", "flags", "genbase", "slashdot")
+# the independent units of a held-out verdict: split 0 the set's own split (Table 3's), s >= 1 a stratified re-split
+# (resampled_split); split s also seeds every selector and the BR trees (one seed per split, none nested)
+CONFIRM_SPLITS = tuple(range(20))
 PART_DATASETS["confirm"] = CONFIRM_SETS
+PART_SEEDS["confirm"] = CONFIRM_SPLITS   # confirm's "seeds" are its splits
 DATASETS = tuple(dict.fromkeys(d for p in PARTS for d in PART_DATASETS[p]))
 QUICK_DATASETS = ("emotions", "yeast")
 QUICK_PART_DATASETS = {p: QUICK_DATASETS if p == "table3" else QUICK_DATASETS[:1] for p in PARTS}
@@ -515,18 +519,20 @@ def paired_test(df, col, a, b,                  # compare rows with df[col] == a
 # %% ../../nbs/10a_fals_experiments.ipynb #fcf0cd01
 def confirm_cell(dataset,          # a held-out set
                  split,            # 0: the set's own split; s >= 1: a stratified re-split (resampled_split)
-                 seed,             # seed of every selector and of the BR decision trees
                  data_home=None, k_ratio=0.1) -> list:
-    "One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on one split, selectors and trees seeded by `seed`."
+    """One held-out unit of Table 3's protocol: every method of TABLE3_METHODS on split `split`, every selector and the
+    BR trees seeded by the split itself (`seed` = `split`), so that units are independent splits."""
+    split = check_int("split", split, 0)
     out = []
     for m in TABLE3_METHODS:
-        r = table3_cell(dataset, m, seed, data_home, k_ratio, split=split, tree_seed=seed)
-        out += r if isinstance(r, list) else [r]
+        r = table3_cell(dataset, m, split, data_home, k_ratio, split=split, tree_seed=split)
+        out += [{**x, "seed": split} for x in (r if isinstance(r, list) else [r])]
     return out
 
 def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, method, HL, OE, RL, AP, ...)
                   claims):  # the chapter's claims file
-    """The tidy frame `evaluate_claims` reads, one unit per (split, seed) within a set: a claim's `where` either ranks the
+    """The tidy frame `evaluate_claims` reads, one unit per split within a set (rows of one split, if several seeds,
+    are averaged by `evaluate_claims`, which counts splits): a claim's `where` either ranks the
     methods `rank_among` per metric (1 = best; AP: higher is better) and takes each side's mean rank over `metrics`,
     or takes each side's value of one `metric`."""
     rows = pd.DataFrame(rows)
@@ -542,9 +548,9 @@ def confirm_frame(rows,     # confirm_cell's records (dataset, split, seed, meth
             v = r.groupby(key + ["method"])["v"].mean().reset_index()
         else: v = rows.assign(v=rows[w["metric"]])[key + ["method", "v"]]
         for s in ("a", "b"):
-            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", side=s, value=x.v)
-                    for x in v[v.method == w[s]].itertuples()]
-    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "side", "value"])
+            out += [dict(claim=c["id"], dataset=x.dataset, unit=f"split {x.split}/seed {x.seed}", split=x.split, side=s,
+                         value=x.v) for x in v[v.method == w[s]].itertuples()]
+    return pd.DataFrame(out, columns=["claim", "dataset", "unit", "split", "side", "value"])
 
 # %% ../../nbs/10a_fals_experiments.ipynb #b3dd3ce5
 def _frame_cell(protocol, dataset, seed, data_home=None) -> list:
@@ -565,9 +571,8 @@ def _grid(part, sets, seeds, data_home) -> tuple:
         return (partial(_cv_cell, data_home=data_home),
                 [{"dataset": d, "fold": i, "n_splits": CV_FOLDS, "seed": s}
                  for d in sets for s in seeds for i in range(CV_FOLDS)])
-    if part == "confirm":   # every Table 3 method per unit; the unit: a split × a seed (selector and trees)
-        return (partial(confirm_cell, data_home=data_home),
-                [{"dataset": d, "split": sp_, "seed": s} for d in sets for sp_ in CONFIRM_SPLITS for s in seeds])
+    if part == "confirm":   # every Table 3 method per unit; the unit: a split, which also seeds selectors and trees
+        return (partial(confirm_cell, data_home=data_home), [{"dataset": d, "split": s} for d in sets for s in seeds])
     if part == "scale":
         grid = [{"dataset": d, "seed": s} for d in sets for s in seeds]
         return partial(scale_cell, data_home=data_home), grid
@@ -649,27 +654,50 @@ def _confirm(out_dir, sets, by_part, quick, data_home, n_jobs, scheduler) -> dic
     "The part confirm: the claims of claims.json on the held-out sets, written to out_dir/confirm by confirm_part."
     func, grid = _grid("confirm", sets["confirm"], by_part["confirm"], data_home)
     design = dict(_design(["table3"], sets | {"table3": sets["confirm"]}, by_part | {"table3": by_part["confirm"]}, quick),
-                  splits=list(CONFIRM_SPLITS), tree_seed="the unit's seed")
+                  splits=list(by_part["confirm"]), seed="the split: it seeds every selector and the BR trees")
     return {"confirm": confirm_part("fals", func, grid, confirm_frame, out_dir, n_jobs=n_jobs, scheduler=scheduler,
                                     seeds=by_part["confirm"], datasets=list(sets["confirm"]), design=design)}
+
+def _confirm_sets(parts, datasets, data_home=None) -> tuple:
+    """The sets the part confirm runs among `datasets`: the held-out sets and any other registered multilabel set the
+    claims were not formed on; a set that formed the claims is refused when only confirm runs."""
+    if datasets is None or "confirm" not in parts: return CONFIRM_SETS
+    datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
+    reg = registry(data_home)
+    multi = set(reg.name[reg.kind == "multilabel"])
+    formed = [d for d in datasets if d in FORMING_SETS]
+    if formed and set(parts) == {"confirm"}:
+        raise ValueError(f"datasets={list(datasets)!r}: the claims were formed on {', '.join(formed)}, so confirm cannot "
+                         "test them there; name a registered multilabel set outside FORMING_SETS (held-out: "
+                         f"{', '.join(CONFIRM_SETS)})")
+    bad = [d for d in datasets if d not in FORMING_SETS and d not in multi]
+    if bad and set(parts) == {"confirm"}:   # with other parts, check_datasets names the chapter's sets
+        known = sorted(multi - set(FORMING_SETS), key=str.lower)
+        raise ValueError(f"datasets={list(datasets)!r}: {bad} {'is' if len(bad) == 1 else 'are'} no registered multilabel "
+                         f"set; the part confirm runs any of {', '.join(known)} (`mlxplain datasets` lists the registry)")
+    return tuple(dict.fromkeys(CONFIRM_SETS + tuple(d for d in datasets if d in multi and d not in FORMING_SETS)))
 
 def reproduce(out_dir=None,    # results folder (default: experiments.scratch_dir("fals"); the committed: results_dir("fals"))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)
               quick=False,     # QUICK_PART_DATASETS and QUICK_SEEDS seeds, written to out_dir/"quick"
-              datasets=None,   # run these (held-out sets: in confirm; default: PART_DATASETS, quick: QUICK_PART_DATASETS)
-              seeds=None,      # ints: every part runs these (default: each part its PART_SEEDS)
+              datasets=None,   # run these (default: PART_DATASETS, quick: QUICK_PART_DATASETS); confirm runs the named
+                               # held-out sets or any registered multilabel set the claims were not formed on
+              seeds=None,      # ints: every part runs these (default: each part its PART_SEEDS; confirm: its splits)
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
               scheduler=None,  # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
              ) -> dict:        # part name -> the tidy DataFrame written for it (+ 'variants_similarity')
     "Section 4 of the paper: each part's grid through `run_grid`, its tidy CSV and one meta.json in out_dir."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
-    datasets = check_datasets(datasets, DATASETS)
-    sets = datasets_by_part(parts, datasets, QUICK_PART_DATASETS if quick else PART_DATASETS, CONFIRM_SETS)
+    held_out = _confirm_sets(parts, datasets, data_home)   # CONFIRM_SETS and any further set named for confirm
+    datasets = check_datasets(datasets, tuple(dict.fromkeys(DATASETS + held_out)))
+    sets = datasets_by_part(parts, datasets, QUICK_PART_DATASETS if quick else PART_DATASETS, held_out)
     parts = tuple(sets)   # the parts that run a named set
     given = seeds is not None
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     by_part = _part_seeds(parts, seeds, given)
+    if "confirm" in parts and not given:   # its units are the splits, more than SEEDS holds
+        by_part["confirm"] = CONFIRM_SPLITS[:QUICK_SEEDS] if quick else CONFIRM_SPLITS
     out_dir = Path(out_dir) if out_dir is not None else scratch_dir("fals")   # the committed tables only when asked
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
     started = time.time()
