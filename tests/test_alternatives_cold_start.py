@@ -163,3 +163,26 @@ def test_warmup_fills_numbas_cache_for_an_install_without_aot(breast_cancer_q, t
                        "values()) for n in kernels.ENTRY}\nprint(json.dumps(out))")
     got = run(code, breast_cancer_q, **env)
     assert got["backend"] == "jit" and not any(got["compiled"].values()), got["compiled"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler", [True, False])
+def test_a_wheel_holds_the_aot_kernels_and_builds_without_a_compiler(tmp_path, compiler):
+    """`pip wheel .` (setup.py's build_py) compiles the kernels into the wheel, tagged for its platform; without a C
+    compiler the wheel is built all the same, without them and with a warning (the JIT serves). No build isolation:
+    the environment's numba builds them (~1 min)."""
+    import zipfile
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE.parent, src, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "_kernels_aot_*", "__pycache__", "build", "*.egg-info", "nbs", "_docs", "_proc", "demo_output"))
+    env = {**os.environ, **({} if compiler else {"CC": "/nonexistent/cc"})}
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "-w",
+                          str(tmp_path / "dist"), str(src)], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("mlxplain-*.whl")
+    aot = [n for n in zipfile.ZipFile(wheel).namelist() if "/_kernels_aot_" in n]
+    if compiler:
+        assert "none-any" not in wheel.name and len(aot) == len(kernels.cpu_levels()), (wheel.name, aot)
+        assert all(kernels.source_hash() in n for n in aot)
+    else:
+        assert aot == [] and "compile on first use" in out.stdout + out.stderr
