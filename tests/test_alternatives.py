@@ -2192,3 +2192,17 @@ def test_mrmr_sequential_step_out_of_time_returns_a_status():
         sel = AlternativeFeatureSelector(objective="mrmr", k=8, n_alternatives=1, tau=0.5, time_limit=tl)
         sel.fit(rng.random((50, n)), rng.integers(0, 2, 50), problem=p)
         assert len(sel.statuses_) == 2 and set(sel.statuses_) <= {"optimal", "feasible", "not solved", "not found"}
+
+
+def test_fcbf_without_forbidden_pairs_runs_the_univariate_searches(monkeypatch):
+    # FCBF with no forbidden pair is a univariate problem: the exact searches answer it, no CP-SAT model is built
+    q = np.random.default_rng(3).random(20)
+    lin, fcbf = {"kind": "linear", "q": q, "n": 20}, {"kind": "fcbf", "q": q, "pairs": [], "n": 20}
+    want = {s: AlternativeFeatureSelector(objective=q, k=5, n_alternatives=3, tau=0.5, search=s).fit().qualities_
+            for s in ("sequential", "simultaneous")}
+    def no_model(*a, **kw): raise AssertionError("a CP-SAT model was built for FCBF without forbidden pairs")
+    monkeypatch.setattr(alt_search, "solve_model", no_model)
+    X, y = np.random.default_rng(0).random((40, 20)), np.arange(40) % 2
+    for s in ("sequential", "simultaneous"):
+        sel = AlternativeFeatureSelector(objective="fcbf", k=5, n_alternatives=3, tau=0.5, search=s).fit(X, y, problem=fcbf)
+        assert sel.statuses_ == ["optimal"] * 4 and sel.qualities_ == pytest.approx(want[s])

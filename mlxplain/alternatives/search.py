@@ -913,17 +913,41 @@ def bounds_infeasible(problem: dict,  # 'kind', 'n' (FCBF: 'pairs'); the qualiti
     if n_sets < 2 or ov >= k or len(listed) > _JOINT_LISTED_MAX: return False
     return _compatible_sets(listed, ov, n_sets) == []
 
-def _fcbf_step(problem, k: int, ov: int, fixed_sets=(), must_not=()):
-    "A sequential FCBF step decided by listing: (the best set, 'optimal') or (None, 'infeasible'); None: too many."
+def _fcbf_step(problem, k: int, ov: int, fixed_sets=(), must_not=(), max_nodes=_LIST_NODES):
+    """A sequential FCBF step by branch and bound over the features in quality order (each pick bans its forbidden
+    partners; a branch ends when its value plus the best k - size features left cannot beat the best set):
+    (the best set, 'optimal') or (None, 'infeasible'); None when it needs more than `max_nodes` nodes."""
     feats = np.setdiff1d(np.arange(problem["n"]), np.asarray(must_not, dtype=int))
-    pos = {int(j): i for i, j in enumerate(feats)}
+    order = feats[np.argsort(-problem["q"][feats], kind="stable")]  # position 0: the best feature
+    qs, pos = problem["q"][order].tolist(), {int(j): i for i, j in enumerate(order)}
+    conf = _conflict_masks(problem["pairs"], order)
     fixed = [sum(1 << pos[int(j)] for j in F if int(j) in pos) for F in fixed_sets]
-    listed = _conflict_free_sets(_conflict_masks(problem["pairs"], feats), k, fixed, ov)
-    if listed is None: return None
-    if not listed: return None, "infeasible"
-    qf = problem["q"][feats].tolist()
-    best = max(listed, key=lambda m: (sum(qf[i] for i in _bits(m)), -m))
-    return feats[_bits(best)], "optimal"
+    start, best, nodes = (1 << len(order)) - 1, [-math.inf, None], 0
+    for F in fixed:
+        if ov == 0: start &= ~F
+    def walk(chosen, cands, size, value):
+        nonlocal nodes
+        nodes += 1
+        if nodes > max_nodes: raise _GiveUp
+        if size == k:
+            if value > best[0]: best[:] = value, chosen
+            return
+        while cands.bit_count() >= k - size:
+            bound, m = value, cands  # the k - size best features left (lowest positions)
+            for _ in range(k - size):
+                bound += qs[_bit(m)]
+                m &= m - 1
+            if bound <= best[0]: return
+            i = _bit(cands)
+            cands &= ~(1 << i)
+            new, nxt = chosen | 1 << i, cands & ~conf[i]
+            for F in fixed:  # an earlier set shared ov times: none of its other features may follow
+                if (new & F).bit_count() >= ov: nxt &= ~F
+            walk(new, nxt, size + 1, value + qs[i])
+    try: walk(0, start, 0, 0.0)
+    except _GiveUp: return None
+    if best[1] is None: return None, "infeasible"
+    return np.sort(order[_bits(best[1])]), "optimal"
 
 # %% ../../nbs/40c_alternatives_search.ipynb #seqcls28
 class SequentialSearch:
@@ -938,6 +962,8 @@ class SequentialSearch:
                          must_not=np.asarray(must_not, dtype=int), precision=precision,
                          random_state=random_state, n_jobs=n_jobs)
         self.formulation = resolve_formulation(formulation, solver)
+        if problem["kind"] == "fcbf" and self.formulation == "fast" and not len(problem["pairs"]):
+            self.args["problem"] = {"kind": "linear", "q": problem["q"], "n": problem["n"]}  # no pair: univariate
         self.ov, self.model, self.walk, self.infeasible_at = allowed_overlap(k, tau), None, None, None
         self.last_solve = 0.0  # seconds of the last CP-SAT solve: the step search's time budget per step
         self.share = self.options.walk_share  # of that time: doubled after a step it answered, halved after one it did not
@@ -1089,6 +1115,8 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     options = DEFAULT_OPTIONS if options is None else options
     formulation = resolve_formulation(formulation, solver)
     kind, ov = problem["kind"], allowed_overlap(k, tau)
+    if kind == "fcbf" and formulation == "fast" and not len(problem["pairs"]):  # no forbidden pair: univariate
+        problem, kind = {"kind": "linear", "q": problem["q"], "n": problem["n"]}, "linear"
     feats = np.setdiff1d(np.arange(problem["n"]), must_not)
     if n_sets > 1 and not return_model:
         most = johnson_bound(len(feats), k, ov)
