@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
-from mlxplain.alternatives import (_alfese_run, _mrmr_data, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
+from mlxplain.alternatives import (_alfese_run, _fcbf_pairs, _mrmr_data, model_gain_qualities, greedy_balancing, greedy_depth_search, greedy_replacement, mi_qualities,
                                    mrmr_value, solve_alternatives)
 from mlxplain.alternatives.search import SequentialSearch
 
@@ -411,7 +411,18 @@ RULE = ("problems: (1) every data set of mlxplain.data.registry() with kind 'bin
         "alfese), given to both tools. Settings: the paper's grid, k in {5, 10} (k < d), tau in {i/k: i = 1..k}, "
         "search in {sequential, simultaneous sum, simultaneous min}, a in 1..10 (sequential) or 1..5 (simultaneous). "
         "Rows: the full product, shuffled by numpy's default_rng(--order-seed, default 0) unless --order grid; "
-        "--limit N keeps the first N rows of that order (an unbiased sample of the grid, no hand-picking).")
+        "--limit N keeps the first N rows of that order (an unbiased sample of the grid, no hand-picking). "
+        "Objectives (--objectives, issue 45): every row above once per objective in {mi, model_gain, fcbf, mrmr}, "
+        "FCBF and mRMR on the problems with d <= 60 only (their redundancy matrix needs d^2 MI estimates; alfese's "
+        "mRMR model has d^2 products); the shares this gives are computed from the grid and written to the JSON "
+        "(objective_shares). That product is shuffled by default_rng(--order-seed) and the rows of the objectives "
+        "listed are kept in that order; --objectives mi (the default) is the MI-only rule above, its rows and order "
+        "unchanged. Qualities, the same for both tools: model_gain_qualities(X, y, random_state=0); FCBF and mRMR "
+        "from _mrmr_data(X', y', 0) (regression MI, as alfese), X' = at most 1,000 rows (the first of "
+        "default_rng(0).permutation): mRMR's relevance and redundancy, FCBF's q = rel / sum(rel) and its forbidden "
+        "pairs _fcbf_pairs(rel, R).")
+RULE_OBJECTIVES = ("mi", "model_gain", "fcbf", "mrmr")
+RULE_PAIRWISE_MAX_D, RULE_PAIRWISE_ROWS = 60, 1000  # FCBF and mRMR: problems with d <= 60, MI from <= 1,000 rows
 RULE_FAMILIES = [(d, seed) for d in (20, 50, 100) for seed in (0, 1, 2)]
 
 
@@ -436,23 +447,53 @@ def rule_problems(data_home=None):
     return out
 
 
-def rule_grid(problems, order="shuffled", order_seed=0):
-    "Every (problem, k, tau, a, search, aggregation) of the paper's grid, in the rule's order."
-    rows = []
-    for name, n, d, _ in problems:
-        for k in (5, 10):
-            if k >= d: continue
-            for search, agg, a_max in (("sequential", "sum", 10), ("simultaneous", "sum", 5), ("simultaneous", "min", 5)):
-                for i in range(1, k + 1):
-                    for a in range(1, a_max + 1):
-                        rows.append((name, k, round(i / k, 10), a, search, agg))
+def rule_grid(problems, order="shuffled", order_seed=0, objectives=None):
+    """Every (problem, k, tau, a, search, aggregation) of the paper's grid, in the rule's order. With `objectives`
+    (a subset of RULE_OBJECTIVES): every row once per objective (FCBF, mRMR: d <= RULE_PAIRWISE_MAX_D), the product
+    in the rule's order, the rows of `objectives` kept; each row then ends with its objective."""
+    def grid_of(probs, obj=()):
+        rows = []
+        for name, n, d, _ in probs:
+            for k in (5, 10):
+                if k >= d: continue
+                for search, agg, a_max in (("sequential", "sum", 10), ("simultaneous", "sum", 5), ("simultaneous", "min", 5)):
+                    for i in range(1, k + 1):
+                        for a in range(1, a_max + 1):
+                            rows.append((name, k, round(i / k, 10), a, search, agg, *obj))
+        return rows
+    if objectives is None: rows = grid_of(problems)
+    else:
+        bad = set(objectives) - set(RULE_OBJECTIVES)
+        if bad: raise ValueError(f"objectives {sorted(bad)} not in {RULE_OBJECTIVES}")
+        rows = [r for obj in RULE_OBJECTIVES
+                for r in grid_of([x for x in problems if obj in ("mi", "model_gain") or x[2] <= RULE_PAIRWISE_MAX_D], (obj,))]
     if order == "shuffled":
         perm = np.random.default_rng(order_seed).permutation(len(rows))
         rows = [rows[i] for i in perm]
-    return rows
+    return rows if objectives is None else [r for r in rows if r[-1] in objectives]
 
 
-def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeats):
+def objective_shares(problems):
+    "The share of each objective among the rows of the rule's grid with every objective."
+    rows = rule_grid(problems, "grid", 0, RULE_OBJECTIVES)
+    return {obj: round(sum(r[-1] == obj for r in rows) / len(rows), 4) for obj in RULE_OBJECTIVES}
+
+
+def rule_problem(objective, X, y):
+    "The problem dict of one objective, as RULE states: the same qualities go to both tools."
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant columns get quality 0 (warned once per data set)
+        if objective == "mi": return {"kind": "linear", "q": mi_qualities(X, y, 0), "n": X.shape[1]}
+        if objective == "model_gain": return {"kind": "linear", "q": model_gain_qualities(X, y, 0), "n": X.shape[1]}
+        rows = np.random.default_rng(0).permutation(X.shape[0])[:RULE_PAIRWISE_ROWS]
+        rel, R = _mrmr_data(X[rows], y[rows], 0)
+    if objective == "mrmr": return {"kind": "mrmr", "rel": rel, "R": R, "n": X.shape[1]}
+    q = rel / rel.sum() if rel.sum() > 0 else rel
+    return {"kind": "fcbf", "q": q, "rel": rel, "R": R, "pairs": _fcbf_pairs(rel, R), "n": X.shape[1]}
+
+
+def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeats, objective="mi"):
     "One row: ours to a proven optimum, alfese (forked child, capped), ours at alfese's gap (where alfese finished)."
     f = np.nanmin if (search == "simultaneous" and agg == "min") else np.nansum
     def timed(options):
@@ -486,7 +527,7 @@ def rule_row(name, d, p, k, tau, a, search, agg, formulation, cap, limit, repeat
         prof = profile_ours(p, k, tau, a, search, agg, formulation, limit,
                             SolverOptions(relative_gap=ALFESE_GAP))
     return {**{key: prof.get(key, np.nan) for key in ("cpsat_calls", "cpsat_s", "build_s", "walk_s", "other_s")},
-            "cause": prof.get("cause", ""), **{"problem": name, "d": d, "search": search, "aggregation": agg if search == "simultaneous" else "-",
+            "cause": prof.get("cause", ""), **{"problem": name, "d": d, "objective": objective, "search": search, "aggregation": agg if search == "simultaneous" else "-",
             "a": a, "k": k, "tau": tau, "ours_s": to, "ours_status": sto, "ours_objective": vo,
             "ours_gap_s": tg, "ours_gap_status": stg, "ours_gap_objective": vg,
             "alfese_s": ta, "alfese_status": sta, "alfese_objective": va,
@@ -571,13 +612,18 @@ def rule_summary(res):
     by = {f"{s} {a}": {"rows": int(len(x)), "median_ratio_at_gap": float(x.ratio_at_gap.median()),
                        "rows_ge_10x_at_gap": int((x.ratio_at_gap >= 10).sum())}
           for (s, a), x in done.groupby(["search", "aggregation"])}
+    obj = res.objective if "objective" in res else pd.Series("mi", index=res.index)
+    by_obj = {o: {"rows": int((obj == o).sum()), "rows_alfese_finished": int(len(x)),
+                  "median_ratio_at_gap": float(x.ratio_at_gap.median()) if len(x) else None,
+                  "rows_ge_10x_at_gap": int((x.ratio_at_gap >= 10).sum())}
+              for o in obj.unique() for x in [done[obj[finished] == o]]}
     return {"rows": len(res), "rows_alfese_finished": len(done), "median_ratio": float(done.ratio.median()),
             "median_ratio_at_gap": float(g.median()), "min_ratio_at_gap": float(g.min()),
             "rows_ge_10x_at_gap": int((g >= 10).sum()), "rows_ours_worse": int((res.ours_vs_alfese == "worse").sum()),
             "rows_tie": int((res.ours_vs_alfese == "tie").sum()),
             "rows_ours_not_proven": int((~res.ours_status.map(lambda x: set(str(x).split(",")) <= {"optimal", "infeasible"})).sum()),
-            "by_search": by,
-            "rows_under_10x_at_gap": [f"{x.problem} {x.search} {x.aggregation} k={x.k} tau={x.tau} a={x.a}: "
+            "by_search": by, "by_objective": by_obj,
+            "rows_under_10x_at_gap": [f"{x.problem} {getattr(x, 'objective', 'mi')} {x.search} {x.aggregation} k={x.k} tau={x.tau} a={x.a}: "
                                       f"{x.ratio_at_gap:.1f}x (ours {x.ours_gap_s:.4f} s {x.ours_gap_status}, "
                                       f"proven {x.ours_s:.4f} s; alfese {x.alfese_s:.4f} s {x.alfese_status})"
                                       + (f"; {x.cause}" if isinstance(getattr(x, "cause", ""), str) and x.cause else "")
@@ -599,7 +645,9 @@ def rule_bench(args):
         if dirty.strip(): raise SystemExit(f"--out: commit the package and benchmark first; uncommitted:\n{dirty}")
     commit = _git_head()  # the code measured: HEAD when the run starts (a commit during the run changes HEAD, not it)
     problems = rule_problems()
-    grid_rows = rule_grid(problems, args.order, args.order_seed)
+    objectives = None if args.objectives == "mi" else tuple(args.objectives.split(","))
+    grid_rows = rule_grid(problems, args.order, args.order_seed, objectives)
+    if objectives is None: grid_rows = [r + ("mi",) for r in grid_rows]  # the MI-only rule: its rows, its order
     total = len(grid_rows)
     if args.offset: grid_rows = grid_rows[args.offset:]
     if args.search: grid_rows = [r for r in grid_rows if r[4] == args.search]  # one search's rows, order kept
@@ -612,8 +660,8 @@ def rule_bench(args):
     out = Path(args.out) if args.out else None
     if args.resume and out is not None and out.exists():  # the rows already measured, in the same order
         rows = pd.read_csv(out).to_dict("records")
-        keys = [(r["problem"], r["k"], r["tau"], r["a"], r["search"]) for r in rows]
-        want = [(n_, k_, t_, a_, s_) for n_, k_, t_, a_, s_, _ in grid_rows[:len(rows)]]
+        keys = [(r["problem"], r["k"], r["tau"], r["a"], r["search"], r.get("objective", "mi")) for r in rows]
+        want = [(n_, k_, t_, a_, s_, o_) for n_, k_, t_, a_, s_, _, o_ in grid_rows[:len(rows)]]
         if keys != want: raise SystemExit(f"--resume: {out} does not hold the first {len(rows)} rows of this slice")
         print(f"--resume: {len(rows)} rows kept from {out}")
         grid_rows = grid_rows[len(rows):]
@@ -627,16 +675,14 @@ def rule_bench(args):
           f"{floor['no_presolve']:.2f} ms without")
     print(f"{'problem':32s} {'search':4s} {'agg':3s} {'k':>2s} {'tau':>4s} {'a':>2s} | {'ours s':>8s} {'gap s':>8s} "
           f"{'alfese s':>9s} | {'ratio':>7s} {'@gap':>7s} | objective | status ours/alfese")
-    def measure(name, k, tau, a, search, agg):
+    def measure(name, k, tau, a, search, agg, obj="mi"):
         d, load = loaders[name]
-        if name not in cache:
-            import warnings
+        if (name, obj) not in cache:
             X, y = load()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # constant columns get quality 0 (warned once per data set)
-                cache[name] = {"kind": "linear", "q": mi_qualities(X, y, 0), "n": X.shape[1]}
-        r = rule_row(name, d, cache[name], k, tau, a, search, agg, args.formulation, args.cap, args.limit_s, args.repeats)
-        print(f"{name[:32]:32s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.2f} {a:2d} | {r['ours_s']:8.4f} "
+            cache[name, obj] = rule_problem(obj, np.asarray(X, float), np.asarray(y))
+        r = rule_row(name, d, cache[name, obj], k, tau, a, search, agg, args.formulation, args.cap, args.limit_s,
+                     args.repeats, obj)
+        print(f"{name[:32]:32s} {obj[:4]:4s} {search[:4]:4s} {r['aggregation']:3s} {k:2d} {tau:4.2f} {a:2d} | {r['ours_s']:8.4f} "
               f"{r['ours_gap_s']:8.4f} {r['alfese_s']:9.4f} | {r['ratio']:6.1f}x {r['ratio_at_gap']:6.1f}x | "
               f"{r['ours_vs_alfese']:6s} | {r['ours_status']}/{r['alfese_status']}"
               + (f" | {r['cause']}" if r["cause"] else ""), flush=True)
@@ -647,12 +693,12 @@ def rule_bench(args):
         for i in pd.DataFrame(rows).query(args.redo).index:
             x = rows[i]
             rows[i] = measure(x["problem"], int(x["k"]), float(x["tau"]), int(x["a"]), x["search"],
-                              "sum" if x["search"] == "sequential" else x["aggregation"])
+                              "sum" if x["search"] == "sequential" else x["aggregation"], x.get("objective", "mi"))
             redone.append(int(i))
             pd.DataFrame(rows).to_csv(out, index=False)
         print(f"--redo {args.redo!r}: rows {redone} measured again")
-    for name, k, tau, a, search, agg in grid_rows:
-        r = measure(name, k, tau, a, search, agg)
+    for name, k, tau, a, search, agg, obj in grid_rows:
+        r = measure(name, k, tau, a, search, agg, obj)
         rows.append(r)
         if out is not None and args.resume:  # every finished row on disk at once: an interrupted run resumes
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -664,6 +710,7 @@ def rule_bench(args):
         out.parent.mkdir(parents=True, exist_ok=True)
         res.to_csv(out, index=False)
         meta = {"command": "benchmarks/bench_alternatives.py " + " ".join(sys.argv[1:]), "rule": RULE,
+                "objectives": args.objectives, "objective_shares": objective_shares(problems),
                 "grid_rows": total, "rows_run": len(res), "offset": args.offset, "search": args.search or "all", "order": args.order,
                 "order_seed": args.order_seed, "cpus": sorted(os.sched_getaffinity(0)), "nice": os.nice(0),
                 "loadavg_end": os.getloadavg(), "machine": platform.node(), "ortools": version("ortools"),
@@ -858,6 +905,9 @@ def main():
     ap.add_argument("--offset", type=int, default=0, help="--rule: skip the first rows of the order")
     ap.add_argument("--search", choices=("sequential", "simultaneous"), help="--rule: after --offset, keep only this "
                     "search's rows (in the same order) before --limit, e.g. a held-out check of one search")
+    ap.add_argument("--objectives", default="mi", help="--rule: comma-separated objectives of RULE_OBJECTIVES "
+                    "(mi, model_gain, fcbf, mrmr); 'mi' (default): the MI-only rule's rows and order, else the rows "
+                    "of these objectives in the order of the grid with every objective")
     ap.add_argument("--repeats", type=int, default=5, help="--rule: more runs (median) of a solve under 1 s")
     ap.add_argument("--resume", action="store_true", help="--rule: keep the rows already in --out (same slice), "
                     "measure the rest, and write each row as it finishes")

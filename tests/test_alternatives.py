@@ -2105,3 +2105,104 @@ def test_a_short_limit_on_1000_features_returns_feasible_sets_and_keeps_the_budg
     with mock.patch.object(alt_model.CpSatModel, "solve", side_effect=AssertionError("a solver was called")):
         sel = AlternativeFeatureSelector(objective=q[:30], **{**kw, "tau": 0.9}).fit()
     assert sel.statuses_ == ["infeasible"] * 6
+
+
+# ---- issue 45: FCBF and mRMR infeasibility by counting and bounds, before any solver -------------------------------
+def _sets_exist(n, pairs, k, ov, n_sets, fixed=(), must_not=()):
+    "Brute force: n_sets k-subsets, pairwise overlap <= ov, within ov of every fixed set, none holding a forbidden pair."
+    bad = {frozenset(p) for p in pairs}
+    ok = [set(c) for c in itertools.combinations(sorted(set(range(n)) - set(must_not)), k)
+          if not any(frozenset(p) in bad for p in itertools.combinations(c, 2))
+          and all(len(set(c) & set(F)) <= ov for F in fixed)]
+    if n_sets == 1: return bool(ok)
+    return any(all(len(a & b) <= ov for a, b in itertools.combinations(cs, 2)) for cs in itertools.combinations(ok, n_sets))
+
+
+@pytest.mark.parametrize("kind", ["fcbf", "mrmr"])
+def test_bounds_infeasible_is_never_wrong(kind):
+    # every 'infeasible' the counting, clique and listing proofs give is infeasible by brute force, on random small
+    # problems (random conflict graphs for FCBF; earlier sets, excluded features), and the proofs do fire
+    rng, fired, n_probs = np.random.default_rng({"fcbf": 11, "mrmr": 12}[kind]), 0, 400
+    for _ in range(n_probs):
+        n = int(rng.integers(3, 10))
+        k = min(int(rng.integers(1 if kind == "fcbf" else 2, 5)), n)
+        ov, n_sets = int(rng.integers(0, k + 1)), int(rng.integers(1, 4))
+        density = rng.random()
+        pairs = [p for p in itertools.combinations(range(n), 2) if rng.random() < density] if kind == "fcbf" else []
+        fixed = [sorted(rng.choice(n, k, replace=False).tolist()) for _ in range(int(rng.integers(0, 4)))]
+        must_not = rng.choice(n, int(rng.integers(0, 2)), replace=False).tolist()
+        p = {"kind": kind, "n": n, "pairs": pairs}
+        if alt_search.bounds_infeasible(p, k, ov, n_sets, fixed, must_not):
+            assert not _sets_exist(n, pairs, k, ov, n_sets, fixed, must_not), (n, k, ov, n_sets, pairs, fixed, must_not)
+            fired += 1
+        if kind == "fcbf":  # a sequential step decided by listing: its status and optimum, against brute force
+            q = rng.random(n)
+            s, status = alt_search._fcbf_step({**p, "q": q}, k, ov, fixed, must_not)
+            best = max((q[list(c)].sum() for c in itertools.combinations(sorted(set(range(n)) - set(must_not)), k)
+                        if not any(x in pairs for x in itertools.combinations(c, 2))
+                        and all(len(set(c) & set(F)) <= ov for F in fixed)), default=None)
+            assert (status == "infeasible") == (best is None)
+            if best is not None: assert q[s].sum() == pytest.approx(best)
+    assert fired >= n_probs // 10
+
+
+@pytest.fixture(scope="module")
+def bc_mrmr(bc):
+    X, y = bc
+    return _mrmr_data(X, y, 0)
+
+
+def test_fcbf_and_mrmr_rows_proved_infeasible_before_any_solver(bc, bc_mrmr, monkeypatch):
+    # the issue's rows (FCBF on breast cancer, both tools prove infeasible): decided by counting, cliques and listing,
+    # with every solver and search patched to raise
+    X, y = bc
+    rel, R = bc_mrmr
+    fcbf = {"kind": "fcbf", "q": rel / rel.sum(), "pairs": _fcbf_pairs(rel, R), "n": 30}
+    mrmr = {"kind": "mrmr", "rel": rel, "R": R, "n": 30}
+    def no_solver(*a, **kw): raise AssertionError("a solver ran although counting and bounds prove infeasibility")
+    for name in ("solve_model", "_feasibility", "_enumerate_joint", "_solve_counts", "_solve_max_min"):
+        monkeypatch.setattr(alt_search, name, no_solver)
+    monkeypatch.setattr(alt_model.CpSatModel, "solve", no_solver)
+    for search, agg, k, tau, a in (("simultaneous", "min", 5, 0.8, 3), ("simultaneous", "sum", 5, 0.8, 3),
+                                   ("simultaneous", "sum", 5, 1.0, 3), ("sequential", "sum", 5, 0.8, 3)):
+        sel = AlternativeFeatureSelector(objective="fcbf", k=k, n_alternatives=a, tau=tau, search=search,
+                                         aggregation=agg).fit(X, y, problem=fcbf)
+        want = ["infeasible"] * (a + 1) if search == "simultaneous" else ["optimal"] + ["infeasible"] * a
+        assert sel.statuses_ == want
+    t0 = time.perf_counter()
+    assert alt_search.bounds_infeasible(fcbf, 5, max_overlap(5, 0.8), 4)
+    assert time.perf_counter() - t0 < 0.05  # at the speed of the MI rows' counting (measured: about 0.5 ms)
+    # mRMR: feasibility does not depend on the qualities; counting decides a joint search and a sequential step
+    sets, status, _ = solve_alternatives(mrmr, 10, 0.9, 4, aggregation="min", formulation="fast")
+    assert status == "infeasible" and sets == [None] * 4
+    sets, status, _ = solve_alternatives(mrmr, 5, 1.0, 1, fixed_sets=[range(i, i + 5) for i in range(0, 25, 5)] + [[25, 26, 27, 28, 0]],
+                                         formulation="fast")
+    assert status == "infeasible"
+
+
+def test_mrmr_sequential_step_out_of_time_returns_a_status():
+    # an mRMR step whose model building runs out of time is 'not solved' (it raised UnboundLocalError: `got`, the
+    # step search's best set, was set on the univariate path only)
+    rng, n = np.random.default_rng(0), 60
+    R = rng.random((n, n))
+    R = (R + R.T) / 2
+    np.fill_diagonal(R, 0)
+    p = {"kind": "mrmr", "rel": rng.random(n), "R": R, "n": n}
+    for tl in (0.001, 0.01):
+        sel = AlternativeFeatureSelector(objective="mrmr", k=8, n_alternatives=1, tau=0.5, time_limit=tl)
+        sel.fit(rng.random((50, n)), rng.integers(0, 2, 50), problem=p)
+        assert len(sel.statuses_) == 2 and set(sel.statuses_) <= {"optimal", "feasible", "not solved", "not found"}
+
+
+def test_fcbf_without_forbidden_pairs_runs_the_univariate_searches(monkeypatch):
+    # FCBF with no forbidden pair is a univariate problem: the exact searches answer it, no CP-SAT model is built
+    q = np.random.default_rng(3).random(20)
+    lin, fcbf = {"kind": "linear", "q": q, "n": 20}, {"kind": "fcbf", "q": q, "pairs": [], "n": 20}
+    want = {s: AlternativeFeatureSelector(objective=q, k=5, n_alternatives=3, tau=0.5, search=s).fit().qualities_
+            for s in ("sequential", "simultaneous")}
+    def no_model(*a, **kw): raise AssertionError("a CP-SAT model was built for FCBF without forbidden pairs")
+    monkeypatch.setattr(alt_search, "solve_model", no_model)
+    X, y = np.random.default_rng(0).random((40, 20)), np.arange(40) % 2
+    for s in ("sequential", "simultaneous"):
+        sel = AlternativeFeatureSelector(objective="fcbf", k=5, n_alternatives=3, tau=0.5, search=s).fit(X, y, problem=fcbf)
+        assert sel.statuses_ == ["optimal"] * 4 and sel.qualities_ == pytest.approx(want[s])

@@ -94,3 +94,32 @@ def test_cold_row_times_a_fresh_install_then_a_process_with_its_cache():
     assert r["ratio_newproc"] == pytest.approx(r["alfese_first_s"] / r["ours_newproc_s"])
     assert r["ratio_warm"] == pytest.approx(r["alfese_warm_s"] / r["ours_warm_s"])
     assert 0 < r["ours_warm_s"] and 0 < r["ours_import_s"]
+
+
+def test_rule_grid_gives_each_objective_its_stated_share():
+    "--objectives: the grid once per objective (FCBF, mRMR on d <= 60 only) in one seeded order; 'mi' alone is the old rule."
+    problems = [("p", 100, 20, None), ("wide", 100, 80, None)]
+    every = bench.rule_grid(problems, objectives=bench.RULE_OBJECTIVES)
+    old = bench.rule_grid(problems)
+    assert every[0][-1] in bench.RULE_OBJECTIVES and {r[-1] for r in every} == set(bench.RULE_OBJECTIVES)
+    assert sorted(r[:-1] for r in every if r[-1] == "mi") == sorted(old)  # each objective: the whole grid ...
+    assert not any(r[0] == "wide" for r in every if r[-1] in ("fcbf", "mrmr"))  # ... FCBF, mRMR on d <= 60 only
+    some = bench.rule_grid(problems, objectives=("fcbf", "mrmr", "model_gain"))
+    assert some == [r for r in every if r[-1] != "mi"]  # a subset keeps the order of the grid with every objective
+    shares = bench.objective_shares(problems)
+    assert shares["mi"] == shares["model_gain"] == pytest.approx(len(old) / len(every), abs=1e-4)
+    assert shares["fcbf"] == shares["mrmr"] == pytest.approx(len(old) / 2 / len(every), abs=1e-4)
+    with pytest.raises(ValueError, match="not in"):
+        bench.rule_grid(problems, objectives=("wrapper",))
+
+
+def test_rule_problem_gives_both_tools_the_same_qualities():
+    "FCBF's problem carries alfese's inputs (rel, R) and our pairs, from one MI estimate on at most 1,000 rows."
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=60, n_features=8, random_state=0)
+    f = bench.rule_problem("fcbf", X, y)
+    assert f["kind"] == "fcbf" and f["pairs"] == alt._fcbf_pairs(f["rel"], f["R"])
+    assert f["q"] == pytest.approx(f["rel"] / f["rel"].sum())
+    m = bench.rule_problem("mrmr", X, y)
+    assert m["rel"] == pytest.approx(f["rel"]) and m["R"] == pytest.approx(f["R"])
+    assert bench.rule_problem("model_gain", X, y)["q"] == pytest.approx(alt.model_gain_qualities(X, y, 0))

@@ -17,7 +17,7 @@ from mlxplain.alternatives.kernels import (
     multiplier_bound, step_nodes)
 
 # %% auto #0
-__all__ = ['solve_alternatives', 'counting_infeasible', 'greedy_incumbent', 'joint_upper_bound']
+__all__ = ['counting_infeasible', 'bounds_infeasible', 'solve_alternatives', 'greedy_incumbent', 'joint_upper_bound']
 
 # %% ../../nbs/40c_alternatives_search.ipynb #d46f87c5
 _MAX_HISTOGRAMS = 200_000  # count relaxation: list the histograms up to this many (CP-SAT beyond)
@@ -780,6 +780,175 @@ def _lp_step(c, mptr, midx, pattern, k, ov, gap, n_patterns, m, state, best_set,
     state[3], state[4], best_set[:] = 1, q[4], q_set
     return None
 
+# %% ../../nbs/40c_alternatives_search.ipynb #bnd45cd1
+_LIST_MAX = 5_000  # FCBF: conflict-free k-sets listed up to this many (beyond: the listing decides nothing)
+_LIST_NODES = 50_000  # and nodes of the listing's search (about 0.1 s at most)
+_JOINT_LISTED_MAX = 400  # joint FCBF: n sets among the listed ones searched up to this many listed sets
+
+def counting_infeasible(nf: int, k: int, ov: int, n_sets: int) -> bool:
+    "No `n_sets` sets of `k` of `nf` features with pairwise overlap <= ov exist, by counting alone (no solver)."
+    if k > nf: return True
+    if n_sets < 2 or ov >= k: return False
+    return n_sets * k - math.comb(n_sets, 2) * ov > nf or _too_many_pairs(nf, k, ov, n_sets)
+
+def _bit(mask: int) -> int: return (mask & -mask).bit_length() - 1  # the lowest set bit
+
+def _conflict_masks(pairs, feats) -> list:
+    "FCBF's forbidden pairs as bitmasks over positions into `feats`: conf[i] = the positions forbidden with i."
+    pos, conf = {int(j): i for i, j in enumerate(feats)}, [0] * len(feats)
+    for j1, j2 in pairs:
+        i1, i2 = pos.get(int(j1)), pos.get(int(j2))
+        if i1 is not None and i2 is not None: conf[i1], conf[i2] = conf[i1] | 1 << i2, conf[i2] | 1 << i1
+    return conf
+
+def _clique_cover(conf) -> list:
+    "Sizes of a greedy cover of the features by cliques of the conflict graph (each next: most neighbours left)."
+    left, sizes = (1 << len(conf)) - 1, []
+    while left:
+        i = _bit(left)
+        left &= ~(1 << i)
+        common, size = left & conf[i], 1
+        while common:
+            m, j, most = common, -1, -1
+            while m:
+                t = _bit(m)
+                m &= m - 1
+                if (conf[t] & common).bit_count() > most: j, most = t, (conf[t] & common).bit_count()
+            size, left, common = size + 1, left & ~(1 << j), common & conf[j]
+        sizes.append(size)
+    return sizes
+
+def _cover_infeasible(sizes, k: int, ov: int, n_sets: int) -> bool:
+    "The clique argument: k above the cliques, or the least overlapping pairs of n_sets k picks above ov C(n_sets, 2)."
+    if k > len(sizes): return True
+    if n_sets < 2 or ov >= k: return False
+    def pairs(p, c):  # p picks over c features, spread as evenly as they go
+        q, r = divmod(p, c)
+        return r * (q + 1) * q // 2 + (c - r) * q * (q - 1) // 2
+    heap, total = [(0, i, 0) for i in range(len(sizes))], 0  # (cost of the next pick, clique, picks so far)
+    for _ in range(n_sets * k):
+        if not heap: return True  # every clique has n_sets picks: no room for more
+        cost, i, p = heapq.heappop(heap)
+        total += cost
+        if p + 1 < n_sets: heapq.heappush(heap, (pairs(p + 2, sizes[i]) - pairs(p + 1, sizes[i]), i, p + 1))
+    return total > ov * n_sets * (n_sets - 1) // 2
+
+def _bits(mask: int) -> list:
+    "Positions of the set bits of `mask`."
+    out = []
+    while mask:
+        out.append(_bit(mask))
+        mask &= mask - 1
+    return out
+
+def _conflict_free_sets(conf, k: int, fixed=(), ov: int = 0, max_sets=_LIST_MAX, max_nodes=_LIST_NODES,
+                        first: bool = False):  # stop at the first set found (a feasibility question)
+    """Every k-subset (a bitmask over positions) without a forbidden pair that shares <= ov with each mask of
+    `fixed`; None when there are more than `max_sets` or the listing needs more than `max_nodes` nodes."""
+    out, nodes, start = [], 0, (1 << len(conf)) - 1
+    for F in fixed:
+        if ov == 0: start &= ~F
+    def walk(chosen, cands, size):
+        nonlocal nodes
+        nodes += 1
+        if nodes > max_nodes or len(out) > max_sets: raise _GiveUp
+        if size == k:
+            out.append(chosen)
+            if first: raise _GiveUp
+            return
+        while cands.bit_count() >= k - size:
+            i = _bit(cands)
+            cands &= ~(1 << i)
+            new, nxt = chosen | 1 << i, cands & ~conf[i]
+            for F in fixed:  # an earlier set shared ov times: none of its other features may follow
+                if (new & F).bit_count() >= ov: nxt &= ~F
+            walk(new, nxt, size + 1)
+    try: walk(0, start, 0)
+    except _GiveUp: return out[:1] if first and out else None
+    return out if len(out) <= max_sets else None
+
+def _compatible_sets(masks, ov: int, n_sets: int, max_nodes=_LIST_NODES):
+    "Positions of n_sets of `masks` with pairwise overlap <= ov; [] when there are none, None: not decided."
+    M, nodes = len(masks), 0
+    compat = [sum(1 << j for j in range(i + 1, M) if (masks[i] & masks[j]).bit_count() <= ov) for i in range(M)]
+    def walk(chosen, cands):
+        nonlocal nodes
+        nodes += 1
+        if nodes > max_nodes: raise _GiveUp
+        if len(chosen) == n_sets: return chosen
+        while cands.bit_count() >= n_sets - len(chosen):
+            i = _bit(cands)
+            cands &= ~(1 << i)
+            got = walk(chosen + [i], cands & compat[i])
+            if got: return got
+        return []
+    try: return walk([], (1 << M) - 1)
+    except _GiveUp: return None
+
+def bounds_infeasible(problem: dict,  # 'kind', 'n' (FCBF: 'pairs'); the qualities are not read
+                      k: int, ov: int,  # set size; allowed overlap (`allowed_overlap(k, tau)`)
+                      n_sets: int = 1,  # unknown sets (1: one sequential step)
+                      fixed_sets=(),  # sets found before, each new set shares <= ov with each
+                      must_not=(),  # features no set may hold
+                      listing: bool = True) -> bool:  # also list (FCBF's sets; a step's first set)
+    """No such sets exist, proved by counting and bounds without a solver (any quality; FCBF's pairs); False: not
+    proved. A sequential step (`fixed_sets`, one set) without FCBF's pairs is also searched for its first set."""
+    feats = np.setdiff1d(np.arange(problem["n"]), np.asarray(must_not, dtype=int))
+    if counting_infeasible(len(feats), k, ov, n_sets): return True
+    fixed = [np.intersect1d(np.asarray(F, dtype=int), feats) for F in fixed_sets]
+    if fixed and ov < k:  # one step: what the earlier sets leave free, plus ov of each
+        used = np.unique(np.concatenate(fixed))
+        if k > len(feats) - len(used) + sum(min(ov, len(F)) for F in fixed): return True
+    pos = {int(j): i for i, j in enumerate(feats)}
+    masks = [sum(1 << pos[int(j)] for j in F) for F in fixed]
+    if problem["kind"] != "fcbf" or not len(problem["pairs"]):
+        return bool(listing and fixed and n_sets == 1 and ov < k
+                    and _conflict_free_sets([0] * len(feats), k, masks, ov, first=True) == [])
+    conf = _conflict_masks(problem["pairs"], feats)
+    if _cover_infeasible(_clique_cover(conf), k, ov, n_sets): return True
+    if not listing: return False
+    listed = _conflict_free_sets(conf, k, masks, ov)
+    if listed is None: return False
+    if not listed: return True
+    if n_sets < 2 or ov >= k or len(listed) > _JOINT_LISTED_MAX: return False
+    return _compatible_sets(listed, ov, n_sets) == []
+
+def _fcbf_step(problem, k: int, ov: int, fixed_sets=(), must_not=(), max_nodes=_LIST_NODES):
+    """A sequential FCBF step by branch and bound over the features in quality order (each pick bans its forbidden
+    partners; a branch ends when its value plus the best k - size features left cannot beat the best set):
+    (the best set, 'optimal') or (None, 'infeasible'); None when it needs more than `max_nodes` nodes."""
+    feats = np.setdiff1d(np.arange(problem["n"]), np.asarray(must_not, dtype=int))
+    order = feats[np.argsort(-problem["q"][feats], kind="stable")]  # position 0: the best feature
+    qs, pos = problem["q"][order].tolist(), {int(j): i for i, j in enumerate(order)}
+    conf = _conflict_masks(problem["pairs"], order)
+    fixed = [sum(1 << pos[int(j)] for j in F if int(j) in pos) for F in fixed_sets]
+    start, best, nodes = (1 << len(order)) - 1, [-math.inf, None], 0
+    for F in fixed:
+        if ov == 0: start &= ~F
+    def walk(chosen, cands, size, value):
+        nonlocal nodes
+        nodes += 1
+        if nodes > max_nodes: raise _GiveUp
+        if size == k:
+            if value > best[0]: best[:] = value, chosen
+            return
+        while cands.bit_count() >= k - size:
+            bound, m = value, cands  # the k - size best features left (lowest positions)
+            for _ in range(k - size):
+                bound += qs[_bit(m)]
+                m &= m - 1
+            if bound <= best[0]: return
+            i = _bit(cands)
+            cands &= ~(1 << i)
+            new, nxt = chosen | 1 << i, cands & ~conf[i]
+            for F in fixed:  # an earlier set shared ov times: none of its other features may follow
+                if (new & F).bit_count() >= ov: nxt &= ~F
+            walk(new, nxt, size + 1, value + qs[i])
+    try: walk(0, start, 0, 0.0)
+    except _GiveUp: return None
+    if best[1] is None: return None, "infeasible"
+    return np.sort(order[_bits(best[1])]), "optimal"
+
 # %% ../../nbs/40c_alternatives_search.ipynb #seqcls28
 class SequentialSearch:
     "A whole sequential search: one walk over all steps, and one solver model (per pre-selection) for the rest."
@@ -793,6 +962,8 @@ class SequentialSearch:
                          must_not=np.asarray(must_not, dtype=int), precision=precision,
                          random_state=random_state, n_jobs=n_jobs)
         self.formulation = resolve_formulation(formulation, solver)
+        if problem["kind"] == "fcbf" and self.formulation == "fast" and not len(problem["pairs"]):
+            self.args["problem"] = {"kind": "linear", "q": problem["q"], "n": problem["n"]}  # no pair: univariate
         self.ov, self.model, self.walk, self.infeasible_at = allowed_overlap(k, tau), None, None, None
         self.last_solve = 0.0  # seconds of the last CP-SAT solve: the step search's time budget per step
         self.share = self.options.walk_share  # of that time: doubled after a step it answered, halved after one it did not
@@ -833,10 +1004,19 @@ class SequentialSearch:
         fixed_sets = [np.asarray(F, dtype=int) for F in fixed_sets]
         if self.infeasible_at == len(fixed_sets): return [None], "infeasible", 0.0  # the same problem again
         a, t0 = self.args, time.perf_counter()
+        got, p = [], a["problem"]  # got: the step search's best set if it gives up (CP-SAT's hint)
+        if p["kind"] != "linear" and self.formulation == "fast":  # counting and bounds, FCBF's listing: no solver
+            decided = _fcbf_step(p, a["k"], self.ov, fixed_sets, a["must_not"]) \
+                if p["kind"] == "fcbf" and not len(a["must"]) else None
+            if decided is None and bounds_infeasible(p, a["k"], self.ov, 1, fixed_sets, a["must_not"],
+                                                     listing=p["kind"] != "fcbf" or bool(len(a["must"]))):
+                decided = None, "infeasible"
+            if decided is not None:
+                if decided[1] == "infeasible": self.infeasible_at = len(fixed_sets)
+                return [decided[0]], decided[1], time.perf_counter() - t0
         if a["problem"]["kind"] == "linear" and not len(a["must"]) and a["solver"] == "cpsat":
             if self.walk is None: self._start_walk([])
             fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
-            got = []  # the search's best set if it gives up: CP-SAT's hint (a feasible start)
             end = t0 + max(self.options.walk_min_time, self.share * self.last_solve)
             I = _step_search(self.walk, fixed, a["k"], self.ov, end if budget_end() is None else min(end, budget_end()),
                              self.options.nodes, got, self.options.relative_gap)
@@ -935,6 +1115,8 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     options = DEFAULT_OPTIONS if options is None else options
     formulation = resolve_formulation(formulation, solver)
     kind, ov = problem["kind"], allowed_overlap(k, tau)
+    if kind == "fcbf" and formulation == "fast" and not len(problem["pairs"]):  # no forbidden pair: univariate
+        problem, kind = {"kind": "linear", "q": problem["q"], "n": problem["n"]}, "linear"
     feats = np.setdiff1d(np.arange(problem["n"]), must_not)
     if n_sets > 1 and not return_model:
         most = johnson_bound(len(feats), k, ov)
@@ -949,9 +1131,11 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     t_pre, min_ub, incumbent = 0.0, None, None
     joint = (formulation == "fast" and n_sets > 1 and not len(fixed_sets) and not len(must) and not return_model
              and ov < k)
-    # counting: the sets cover at least n_sets k - (pairs) ov features (Bonferroni); more than there are = infeasible
-    if joint and n_sets * k - n_sets * (n_sets - 1) // 2 * ov > problem["n"] - len(set(must_not.tolist())):
-        return [None] * n_sets, "infeasible", 0.0
+    # counting and bounds (any quality; FCBF: its forbidden pairs) prove infeasibility without a solver
+    if formulation == "fast" and not return_model and (joint or len(fixed_sets) or kind == "fcbf"):
+        t0 = time.perf_counter()
+        if bounds_infeasible(problem, k, ov, n_sets, fixed_sets, must_not):
+            return [None] * n_sets, "infeasible", time.perf_counter() - t0
     if joint and kind == "mrmr" and n_sets <= 64 and math.comb(math.comb(len(feats), k), n_sets) <= _ENUMERATE_MAX:
         t0 = time.perf_counter()
         return (*_enumerate_joint(problem, feats, k, ov, n_sets, aggregation), time.perf_counter() - t0)
@@ -974,12 +1158,6 @@ def solve_alternatives(problem: dict,  # 'kind' (linear, fcbf, mrmr, wrapper), '
     return sets, status, secs + t_pre
 
 # %% ../../nbs/40c_alternatives_search.ipynb #any45cd1
-def counting_infeasible(nf: int, k: int, ov: int, n_sets: int) -> bool:
-    "No `n_sets` sets of `k` of `nf` features with pairwise overlap <= ov exist, by counting alone (no solver)."
-    if k > nf: return True
-    if n_sets < 2 or ov >= k: return False
-    return n_sets * k - math.comb(n_sets, 2) * ov > nf or _too_many_pairs(nf, k, ov, n_sets)
-
 def _loaded(*kernels) -> bool:
     "The compiled kernels are loaded in this process (a first call may cost a compile or a cache load)."
     return all(getattr(f, "signatures", True) for f in kernels)
