@@ -64,7 +64,7 @@ import argparse, datetime, json, os, platform, resource, shlex, statistics, subp
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing_guard import untraced as _untraced  # noqa: E402  (every timed region calls it first)
+from timing_guard import clock, untraced as _untraced  # noqa: E402  (every timed call goes through clock)
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
@@ -118,13 +118,9 @@ def _work(task, args, X, Y):
         Xs = X[idx]
         xs = torch.from_numpy(Xs.toarray() if hasattr(Xs, "toarray") else Xs).float().requires_grad_()
         prob = torch.nn.Sequential(*f.model_, torch.nn.Sigmoid())
-        t0 = time.perf_counter()
-        S = np.stack([(Saliency(prob).attribute(xs, target=c, abs=False) ** 2).mean(0).detach().numpy()
-                      for c in range(Y.shape[1])])
-        t_captum = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        S2 = tlp_scores(f.model_, Xs)
-        t_closed = time.perf_counter() - t1
+        _, t_captum, S = clock(lambda: np.stack([(Saliency(prob).attribute(xs, target=c, abs=False) ** 2).mean(0)
+                                                 .detach().numpy() for c in range(Y.shape[1])]))
+        _, t_closed, S2 = clock(lambda: tlp_scores(f.model_, Xs))
         info = {"captum_s": t_captum, "closed_s": t_closed, "max_rel_diff": float(np.abs(S - S2).max() / S2.max()),
                 "n": len(idx)}
     return info, extra
@@ -139,10 +135,7 @@ def child(args):
     dev = args.device if args.child.startswith("fals") else "cpu"
     FALS(epochs=1, random_state=0, n_threads=1, device=dev).fit(X[:64], Y[:64])   # torch (and device) start-up
     start = _maxrss_mb()
-    _untraced()
-    t0 = time.perf_counter()
-    info, extra = _work(args.child, args, X, Y)
-    secs = time.perf_counter() - t0
+    _, secs, (info, extra) = clock(lambda: _work(args.child, args, X, Y))
     if args.mode == "memory":
         peak = _maxrss_mb()
         out = {"rss_peak_mb": peak, "rss_over_start_mb": peak - start}
@@ -232,10 +225,8 @@ def epoch_parts(H, C, weights, batch_size, threads, reps=20):
 
 
 def _timed(fn):
-    _untraced()
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+    "Wall seconds of one call of fn."
+    return clock(fn)[1]
 
 
 def _roofline_data(args):
@@ -348,7 +339,6 @@ def profile(args, print):
 
 def roofline(args, print):
     "The roofline table: every data set on one thread and on all cores."
-    _untraced()
     import pandas as pd
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     rows = []
@@ -439,10 +429,8 @@ def scale_data(N, D, C, seed=0):
 
 def _fit_seconds(fit):
     "(wall, CPU) seconds of fit(): perf_counter and process_time around the call only."
-    _untraced()
-    w, c = time.perf_counter(), time.process_time()
-    fit()
-    return time.perf_counter() - w, time.process_time() - c
+    cpu, wall, _ = clock(fit)
+    return wall, cpu
 
 
 SCALE_BASE = {"N": 4000, "D": 2000, "C": 200}
@@ -535,7 +523,6 @@ def hcap_table(args, print):
 
 def busy(args, print):
     "FALS fit times idle and next to one CPU-bound process, paired and interleaved, for two thread settings."
-    _untraced()
     import signal, warnings
     warnings.simplefilter("ignore")
     from mlxplain.data import make_label_specific
@@ -543,9 +530,7 @@ def busy(args, print):
     ds, _ = make_label_specific(n_samples=3000, n_features=60, n_labels=6, random_state=0)
     def fit(n_threads, seed):
         f = FALS(random_state=seed, n_threads=n_threads)
-        t0 = time.perf_counter()
-        f.fit(ds.X, ds.Y)
-        return time.perf_counter() - t0, f.n_threads_
+        return clock(lambda: f.fit(ds.X, ds.Y))[1], f.n_threads_
     print(f"FALS fit on 3000 x 60 x 6 (dense); competing process: python -c 'while True: pass', paused (SIGSTOP) for "
           f"the idle fit and running for the busy fit of each of {args.repeats} pairs; medians and the median pair ratio")
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])

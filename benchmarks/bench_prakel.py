@@ -12,11 +12,11 @@ Parts 1-3 (full runs): time vs K on CAL500, other peers at K=87, and yeast/enron
 Writes nbs/results/prakel/bench.json (`--quick`: bench_quick.json); `--out` to change.
 Run: OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python benchmarks/bench_prakel.py [--quick]
 """
-import argparse, json, math, os, platform, resource, subprocess, sys, time, warnings
+import argparse, json, math, os, platform, resource, subprocess, sys, warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing_guard import untraced as _untraced  # noqa: E402  (every timed region calls it first)
+from timing_guard import clock  # noqa: E402  (every timed call goes through it: checked untraced, then clocked)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -30,13 +30,7 @@ warnings.filterwarnings("ignore")
 
 def best_of(f, reps=3):
     "Minimum CPU time (process_time) and wall time of `reps` calls (the minimum is the least disturbed by other jobs)."
-    _untraced()
-    cpu, wall = [], []
-    for _ in range(reps):
-        c, w = time.process_time(), time.perf_counter()
-        f()
-        cpu.append(time.process_time() - c)
-        wall.append(time.perf_counter() - w)
+    cpu, wall, _ = zip(*(clock(f) for _ in range(reps)))
     return min(cpu), min(wall)
 
 # ---- PRAkEL / RAkEL and GW's extra cost on CAL500 and enron, with a model from operation counts -------------
@@ -61,27 +55,17 @@ def method_fits(X, Y):
 
 def time_methods(fits, reps):
     "Warm-up (every method once), then `reps` rounds, methods interleaved; min CPU seconds of each."
-    _untraced()
     for f in fits.values(): f()
     T = {m: [] for m in fits}
     for _ in range(reps):
-        for m, f in fits.items():
-            c = time.process_time()
-            f()
-            T[m].append(time.process_time() - c)
+        for m, f in fits.items(): T[m].append(clock(f)[0])
     return {m: min(v) for m, v in T.items()}
 
 
 def min_time(f, reps=7):
     "Min CPU seconds of `reps` calls of f (after one untimed call)."
-    _untraced()
     f()
-    out = []
-    for _ in range(reps):
-        c = time.process_time()
-        f()
-        out.append(time.process_time() - c)
-    return min(out)
+    return min(clock(f)[0] for _ in range(reps))
 
 
 def op_model(X, Y, k=3, reps=7):

@@ -1,6 +1,7 @@
 """The benchmarks' guard for timed regions: none runs under a profiler, a tracer or tracemalloc, which slow the work
 and skew the ratios. The benchmarks start those only in their own modes (profile tables, memory runs), untimed."""
 import sys
+import time
 import tracemalloc
 
 
@@ -25,3 +26,12 @@ def untraced():
         ("torch's profiler", torch is not None and torch.autograd._profiler_enabled())) if active]
     on += _monitoring_tools()
     if on: raise RuntimeError(f"a timed region would run under a profiler or tracemalloc: {', '.join(on)}")
+
+
+def clock(fn):
+    """(CPU seconds, wall seconds, result) of one call of fn: the guard is checked right before the clocks start, so
+    no timed call runs under tracing that something before it (a warm-up, an earlier call) switched on."""
+    untraced()
+    c, w = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.process_time() - c, time.perf_counter() - w, out

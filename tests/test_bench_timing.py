@@ -71,6 +71,25 @@ def test_prakel_interleaved_timing_refuses_tracing():
                 mod.time_methods({"a": lambda: None}, 1)
 
 
+def test_tracing_switched_on_before_a_timed_call_is_caught_at_that_call():
+    """The guard stands right before each clock (timing_guard.clock), not once per timer: a call that leaves
+    tracemalloc on (here the untimed warm-up of min_time and time_methods, then a timed call itself) makes the next
+    timed call refuse instead of being timed under it."""
+    mod = _load("bench_prakel")
+    def starts_tracing():
+        if not tracemalloc.is_tracing(): tracemalloc.start()
+    for timer in (lambda f: mod.min_time(f, 2), lambda f: mod.time_methods({"a": f}, 2), lambda f: mod.best_of(f, 2)):
+        try:
+            with pytest.raises(RuntimeError, match="tracemalloc"): timer(starts_tracing)
+        finally: tracemalloc.stop()
+    fals = _load("bench_fals")
+    try:
+        with pytest.raises(RuntimeError, match="tracemalloc"):
+            for _ in range(2): fals._timed(starts_tracing)
+    finally: tracemalloc.stop()
+    torch.set_num_threads(1)
+
+
 def test_alternatives_timed_regions_refuse_tracing():
     """The alternatives benchmark's timed call of ours (and alfese's timed child), the CP-SAT floor and the heuristics'
     per-call timer refuse every kind of tracing too."""
@@ -127,14 +146,16 @@ def test_guard_sees_cprofile_on_a_python_with_sys_monitoring():
 
 
 # Top-level functions that read a clock without the guard, and why that is safe (checked below where it can be)
-_UNGUARDED = {("bench_fals", "_work"): "timed only inside `child`, which calls the guard before it",
-              ("bench_alternatives", "profile_ours"): "the counters of a separate, untimed profiling run"}
+_UNGUARDED = {("bench_alternatives", "profile_ours"): "the counters of a separate, untimed profiling run"}
+# these read no clock themselves: every timed call goes through timing_guard.clock, which checks right before it starts
+_CLOCKED = ("bench_fals", "bench_prakel")
 
 
 def test_every_clock_in_the_benchmarks_that_trace_sits_behind_the_guard():
-    """Read as source: in the benchmarks that start tracemalloc or a profiler (and the alternatives benchmark), every
-    top-level function that reads a clock calls the guard, or is one of the listed exceptions; every function that
-    starts tracemalloc or a profiler reads no clock and stops it in a `finally` (or leaves a `with`)."""
+    """Read as source: the benchmarks that start tracemalloc or a profiler read no clock but through
+    timing_guard.clock; in the alternatives benchmark every top-level function that reads a clock calls the guard, or
+    is one of the listed exceptions; every function that starts tracemalloc or a profiler reads no clock and stops it
+    in a `finally` (or leaves a `with`)."""
     import ast
     clocks = {"perf_counter", "process_time", "perf_counter_ns", "process_time_ns", "monotonic", "time"}
     def calls(node, test):
@@ -154,6 +175,7 @@ def test_every_clock_in_the_benchmarks_that_trace_sits_behind_the_guard():
         for node in tree.body:
             if not calls(node, is_clock): continue
             assert isinstance(node, ast.FunctionDef), f"{bench}: a clock read outside any function (line {node.lineno})"
+            assert bench not in _CLOCKED, f"{bench} reads a clock itself (line {node.lineno}): use timing_guard.clock"
             if (bench, node.name) in _UNGUARDED: continue
             assert calls(node, is_guard), f"{bench}.{node.name} reads a clock but never calls the guard"
         for name, fn in funcs.items():
@@ -166,9 +188,8 @@ def test_every_clock_in_the_benchmarks_that_trace_sits_behind_the_guard():
             assert all(id(c) in in_with for c in calls(fn, lambda f: isinstance(f, ast.Name) and f.id == "tprofile")), \
                 f"{bench}.{name}: torch's profiler outside a `with`"
     assert tracing_seen >= 2  # bench_prakel.memory_run and bench_fals.profile
-    # the one timed caller of bench_fals._work checks before it calls
+    # the one timed caller of bench_fals._work times it through clock
     child = ast.parse((BENCH / "bench_fals.py").read_text())
     child = next(n for n in child.body if isinstance(n, ast.FunctionDef) and n.name == "child")
-    guard_at = min(c.lineno for c in calls(child, is_guard))
-    work_at = min(c.lineno for c in calls(child, lambda f: isinstance(f, ast.Name) and f.id == "_work"))
-    assert guard_at < work_at
+    (timed,) = calls(child, lambda f: isinstance(f, ast.Name) and f.id == "clock")
+    assert calls(timed, lambda f: isinstance(f, ast.Name) and f.id == "_work")
