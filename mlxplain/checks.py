@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 # %% auto #0
 __all__ = ['MAX_JOBS', 'check_random_state', 'check_n_jobs', 'check_int', 'check_float', 'check_bool', 'check_verbose',
-           'check_choice', 'check_k', 'check_X', 'check_estimator', 'check_feature_names', 'check_Y']
+           'check_vector', 'check_choice', 'check_k', 'check_X', 'check_estimator', 'check_feature_names', 'check_Y']
 
 # %% ../nbs/02a_checks.ipynb #a2c0e007
 def check_random_state(seed,                # None, an int in [0, 2**32 - 1] or a numpy RandomState
@@ -91,6 +91,27 @@ def check_bool(name: str,  # the parameter's name
 def check_verbose(verbose):  # a bool or an int >= 0: 0 is silent, > 0 shows progress
     "`verbose` as an int (a bool counts as 0 or 1); else a TypeError or ValueError naming it."
     return int(verbose) if isinstance(verbose, (bool, np.bool_)) else check_int("verbose", verbose, 0)
+
+# %% ../nbs/02a_checks.ipynb #e5b57d9c
+def check_vector(name: str,           # the argument's name, as the caller knows it
+                 v,                   # a non-empty 1-D sequence of real numbers
+                 what: str = "values", # what the entries are, for the message
+                 nonnegative: bool = False, # refuse negative entries
+                ) -> np.ndarray:
+    "`v` as a non-empty 1-D float array of finite numbers (>= 0 if `nonnegative`); else an error naming `name`."
+    try: a = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        r = repr(v)
+        raise TypeError(f"{name}={r if len(r) <= 60 else r[:57] + '...'}: the {what} must be a 1-D array of numbers"
+                        ) from None
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"{name} has shape {a.shape}: the {what} must be a non-empty 1-D array")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} has {int((~np.isfinite(a)).sum())} NaN or infinite entries: the {what} must be "
+                         "finite numbers")
+    if nonnegative and (a < 0).any():
+        raise ValueError(f"{name} has negative entries (smallest {a.min():.3g}): the {what} must be non-negative")
+    return a
 
 # %% ../nbs/02a_checks.ipynb #a2c0e017
 def _same(a, b) -> bool:

@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 from napkinxc.models import PLT
 from fastcore.basics import patch
 from .checks import (check_X, check_Y, check_int, check_float, check_choice, check_feature_names,
-                             check_bool, check_verbose)
+                             check_bool, check_verbose, check_vector)
 from .learners import MultiLabelClassifierMixin, progress
 from .metrics import precision_at_k, ndcg_at_k, psdcg_at_k, inverse_propensity
 
@@ -915,12 +915,7 @@ def _deletion_curve(model, x, ranking, label):  # checked arguments
 
 def deletion_auc(curve):  # output of deletion_curve: one or more probabilities
     "Area under a deletion curve with the x-axis scaled to [0, 1] (lower = more faithful ranking)."
-    try: c = np.asarray(curve, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"curve holds values that are not numbers: pass deletion_curve's output") from None
-    if c.ndim != 1 or c.size == 0:
-        raise ValueError(f"curve must be a non-empty 1-D sequence (deletion_curve's output); got shape {c.shape}")
-    if not np.isfinite(c).all(): raise ValueError("curve contains NaN or infinite values")
+    c = check_vector("curve", curve, "probabilities of deletion_curve")
     if len(c) == 1: return float(c[0])
     return float(np.trapezoid(c, np.linspace(0, 1, len(c))))
 

@@ -18,7 +18,7 @@ from sklearn.model_selection import KFold
 from sklearn.multioutput import ClassifierChain
 from sklearn.utils.validation import check_is_fitted
 from ..checks import (check_X, check_Y, check_int, check_float, check_n_jobs, check_random_state,
-                             check_estimator, check_feature_names, check_verbose)
+                             check_estimator, check_feature_names, check_verbose, check_vector)
 from ..learners import MultiLabelClassifierMixin, progress
 from ..metrics import LOSSES, hamming_loss
 from .costs import DecomposedCost, KeptSums, decompose_loss, per_row_costs
@@ -35,16 +35,7 @@ _all_ = ["DecomposedCost", "decompose_loss"]   # the cost engine's public names,
 # %% ../../nbs/30_prakel.ipynb #86b65715
 def weighted_hamming(w):  # w: (K,) non-negative label weights (normalised to sum 1, the paper's convention)
     "Weighted Hamming loss $L_{H,w}(y,\\hat y)=\\sum_l w_l[\\hat y_l\\ne y_l]$ as a per-instance cost."
-    try: w = np.asarray(w, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"w={w!r}: the label weights must be a 1-D array of numbers") from None
-    if w.ndim != 1 or w.size == 0:
-        raise ValueError(f"w has shape {w.shape}: the label weights must be a non-empty 1-D array (K,)")
-    if not np.isfinite(w).all():
-        raise ValueError(f"w has {int((~np.isfinite(w)).sum())} NaN or infinite entries: label weights must "
-                         "be finite numbers >= 0")
-    if (w < 0).any():
-        raise ValueError(f"w has negative entries (smallest {w.min():.3g}): label weights must be non-negative")
+    w = check_vector("w", w, "label weights", nonnegative=True)
     return functools.partial(hamming_loss, weights=w, average=False)
 
 _ALIASES = {"rank": "ranking", "subset_zero_one": "subset", "zero_one": "subset", "0/1": "subset"}
