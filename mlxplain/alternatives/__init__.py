@@ -760,7 +760,7 @@ def _within_budget(self: AlternativeFeatureSelector, n_sets):
     a counting proof of infeasibility (no solver), else a greedy incumbent and an upper bound first; then the exact
     search while time is left, and the better of the two."""
     t0, p, k, ov = time.perf_counter(), self.problem_, self.k, allowed_overlap(self.k, self.tau)
-    inc = ub = None
+    inc = feats = None
     agg = min if self.aggregation == "min" else sum
     if p["kind"] == "linear" and not len(self._must) and n_sets > 1:
         feats = (preselect_features(p["q"], n_sets * k, self._must, self._must_not) if self.preselect_
@@ -769,7 +769,6 @@ def _within_budget(self: AlternativeFeatureSelector, n_sets):
             return [None] * n_sets, "infeasible", time.perf_counter() - t0, float("nan")
         with time_budget(self._end):
             inc = greedy_incumbent(p["q"], feats, k, ov, n_sets, self.aggregation, seed=int(self._rs or 0))
-        ub = joint_upper_bound(p["q"], feats, k, ov, n_sets, self.aggregation)
     try:
         with time_budget(self._end):
             sets, st, _ = solve_alternatives(
@@ -781,7 +780,10 @@ def _within_budget(self: AlternativeFeatureSelector, n_sets):
     if inc is not None and st != "optimal" and (sets[0] is None or value(inc) > value(sets)):
         sets, st = inc, "feasible"
     gap = 0.0 if st == "optimal" else float("nan")
-    if st == "feasible" and ub is not None and ub > 0:
+    # the proven gap, from the count relaxation's bound: only for sets not proved optimal (an optimal search needs none)
+    ub = None if st != "feasible" or feats is None else joint_upper_bound(p["q"], feats, k, ov, n_sets,
+                                                                          self.aggregation)
+    if ub is not None and ub > 0:
         gap = max(0.0, (ub - value(sets)) / ub)
         if gap == 0.0: st = "optimal"  # the incumbent reaches the bound
     return sets, st, time.perf_counter() - t0, gap

@@ -303,14 +303,17 @@ class OutOfTime(Exception): "The fit's total time budget ran out while a solver 
 @contextlib.contextmanager
 def time_budget(end):  # perf_counter() time by which the work inside must end (None: no budget)
     "Every model built and solved inside gets at most the time left until `end` (nested budgets: the earliest end)."
-    outer = _END.get()
-    token = _END.set(end if outer is None else outer if end is None else min(outer, end))
+    token = _END.set(earliest(_END.get(), end))
     try: yield
     finally: _END.reset(token)
 
-def budget_end():
-    "The end of the current time budget (perf_counter() time), or None."
-    return _END.get()
+def earliest(*ends):
+    "The earliest of the perf_counter() times `ends` that are not None (None: all are)."
+    return min((e for e in ends if e is not None), default=None)
+
+def budget_end(deadline=None):
+    "The end of the current time budget (perf_counter() time), or `deadline` if it comes first; None: neither."
+    return earliest(_END.get(), deadline)
 
 def capped(limit):
     "A solver's time limit in seconds (None: none) cut to the time the budget has left (>= 0)."

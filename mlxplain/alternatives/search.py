@@ -7,11 +7,11 @@ from __future__ import annotations
 import math, time, itertools, heapq
 import numpy as np
 from ortools.sat.python import cp_model
-from mlxplain.alternatives.model import (
+from .model import (
     SolverOptions, DEFAULT_OPTIONS, CPSAT_INT_MAX, CpSatModel, LeanCpModel, allowed_overlap, check_solve_args,
     cpsat_int_multiplier, cpsat_precision, johnson_bound, largest_coefficient, mrmr_objective, one_worker_solver,
     preselect_features, raise_if_invalid, rescaled_problem, resolve_formulation, search_budget, solve_model,
-    OutOfTime, budget_end)
+    OutOfTime, budget_end, capped)
 from mlxplain.alternatives.kernels import (
     add_walk_candidate, balance_min, band_subsets, band_walk, clique_nodes, compat_rows, lp_multipliers,
     multiplier_bound, step_nodes)
@@ -142,10 +142,7 @@ def _solve_sum_by_counts(q, k, tau, n_sets, time_limit=None, seed=0, max_rounds=
     best first, until one can be realised as sets (optimal); 'infeasible' when none can, 'rounds' after
     `max_rounds` that cannot (the caller falls back to the full model)."""
     t0, ov = time.perf_counter(), allowed_overlap(k, tau)
-    def left():
-        own = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        end = budget_end()
-        return own if end is None else end - time.perf_counter() if own is None else min(own, end - time.perf_counter())
+    def left(): return capped(None if time_limit is None else time_limit - (time.perf_counter() - t0))
     for rounds, c in enumerate(_count_vectors(q, k, n_sets, ov, left, seed, precision, int_max)):
         if isinstance(c, str) or (left() is not None and left() <= 0): return None, "not solved"
         if rounds == max_rounds: return None, "rounds"  # relaxation too loose here
@@ -582,7 +579,7 @@ def _solve_max_min(problem, feats, k, tau, n_sets, time_limit, precision, option
     c_int = [int(round(float(x) * scale)) for x in problem["q"][order]]  # the CP-SAT model's integers
     # the rest: CP-SAT
     deadline = None if time_limit is None else t0 + options.time_share * time_limit * n_sets
-    if budget_end() is not None: deadline = budget_end() if deadline is None else min(deadline, budget_end())
+    deadline = budget_end(deadline)
     ov, budget, incumbent = allowed_overlap(k, tau), search_budget(options), None
     if ov == 0:  # tau = 1: partition the n_sets * k best features (pre-selection's swap argument)
         sets, status, min_ub = _solve_min_partition(c_int, k, n_sets, deadline, budget)
@@ -1018,7 +1015,7 @@ class SequentialSearch:
             if self.walk is None: self._start_walk([])
             fixed = [[self.where[int(j)] for j in F if int(j) in self.where] for F in fixed_sets]
             end = t0 + max(self.options.walk_min_time, self.share * self.last_solve)
-            I = _step_search(self.walk, fixed, a["k"], self.ov, end if budget_end() is None else min(end, budget_end()),
+            I = _step_search(self.walk, fixed, a["k"], self.ov, budget_end(end),
                              self.options.nodes, got, self.options.relative_gap)
             self.share = (min(self.options.walk_share_max, self.share * 2) if I is not None
                           else max(1 / 16, self.share / 2))
