@@ -345,3 +345,12 @@ def test_a_run_of_one_data_set_keeps_the_other_sets_rows(tmp_path, monkeypatch, 
     assert len(runs) == 8                                                          # (yeast, 1) once, not twice
     meta = read_meta(tmp_path)
     assert {d["name"] if isinstance(d, dict) else d for d in meta["datasets"]} >= {"emotions", "yeast"}
+
+
+@pytest.mark.parametrize("names, why", [(["backache"], "backache is not multilabel"),
+                                        (["iris"], "iris is no registered data set")])
+def test_confirm_refuses_sets_of_another_kind_or_unknown(tmp_path, names, why):
+    "The part confirm checks its sets with experiments.confirm_sets, as the other chapters do: a ValueError naming `datasets`."
+    with pytest.raises(ValueError, match=rf"datasets=.*{why}"):
+        reproduce(tmp_path / "out", parts=["confirm"], datasets=names)
+    assert not (tmp_path / "out").exists()

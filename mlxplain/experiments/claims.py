@@ -13,9 +13,9 @@ from .provenance import results_dir, write_meta
 
 # %% auto #0
 __all__ = ['CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'MIN_HELD_OUT', 'CONFIRM_FILES', 'check_claims',
-           'claims_path', 'read_claims', 'held_out_sets', 'resampled_split', 'holm', 'spearman_permutation',
-           'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims', 'claims_markdown', 'claims_summary',
-           'confirm_part', 'confirm_recomputed']
+           'claims_path', 'read_claims', 'held_out_sets', 'resampled_split', 'confirm_sets', 'holm',
+           'spearman_permutation', 'evaluate_claims', 'claim_span', 'stated_claims', 'check_stated_claims',
+           'claims_markdown', 'claims_summary', 'confirm_part', 'confirm_recomputed']
 
 # %% ../../nbs/03c_claims.ipynb #clm0cd01
 CLAIMS_FORMAT = "mlxplain-claims/1"
@@ -116,6 +116,34 @@ def resampled_split(name,            # a registered data set
     if split == 0: return tr, te
     full = load(name, None, data_home)
     return train_test_split(full, te.n_samples / (tr.n_samples + te.n_samples), random_state=split)
+
+# %% ../../nbs/03c_claims.ipynb #cnfs0cd1
+def confirm_sets(datasets,           # the sets named for a confirm part: a name or a sequence of names
+                 forming,            # the sets the claims were formed on
+                 held_out=(),        # the claims file's held-out sets (named in the messages)
+                 kind="multilabel",  # the registry kind the claims are about
+                 data_home=None) -> tuple:   # see mlxplain.data.registry
+    "`datasets` as the sets a confirm part may run: registered, of `kind`, outside `forming`; else a ValueError naming `datasets`."
+    from mlxplain.data import registry
+    names = [datasets] if isinstance(datasets, str) else list(datasets) if isinstance(datasets, (list, tuple)) else []
+    if not names or not all(isinstance(d, str) for d in names):
+        raise ValueError(f"datasets={datasets!r}: name one or more registered {kind} sets, e.g. {', '.join(held_out)}")
+    reg = registry(data_home=data_home)
+    kinds = dict(zip(reg.name, reg.kind))
+    def _are(xs): return f"{', '.join(xs)} {'is' if len(xs) == 1 else 'are'}"
+    formed = [d for d in names if d in forming]
+    if formed:
+        raise ValueError(f"datasets={names!r}: the claims were formed on {', '.join(formed)}, so the part confirm cannot "
+                         f"test them there; name a registered {kind} set outside {', '.join(forming)} "
+                         f"(the held-out sets: {', '.join(held_out)})")
+    unknown = [d for d in names if d not in kinds]
+    if unknown:
+        raise ValueError(f"datasets={names!r}: {_are(unknown)} no registered data set; the part confirm runs registered "
+                         f"{kind} sets, e.g. {', '.join(held_out)} (`mlxplain datasets` lists the registry)")
+    wrong = [d for d in names if kinds[d] != kind]
+    if wrong: raise ValueError(f"datasets={names!r}: {_are(wrong)} not {kind}; the claims are about {kind} sets")
+    return tuple(dict.fromkeys(names))
+
 
 # %% ../../nbs/03c_claims.ipynb #holm0cd1
 def holm(p):  # p-values (array-like; NaN: no test)

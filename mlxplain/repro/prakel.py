@@ -21,7 +21,7 @@ from ..learners import BinaryRelevance
 from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv,
                                   atomic_write_json, check_parts, check_datasets, check_seeds, holm,
                                   confirm_part, row_provenance)
-from ..experiments import datasets_by_part, scratch_dir, keep_other_rows
+from ..experiments import datasets_by_part, scratch_dir, keep_other_rows, confirm_sets
 from ..prakel import (PRAkEL, RAkEL, CSRAkEL, EPCC, MLkNN, CostRegressionClassifier, resolve_loss,
                              weighted_hamming)
 
@@ -551,13 +551,6 @@ def _finish(out_dir, part_seeds, datasets, data_home, *, quick=False, **meta):
                       code_version=versions, files=files, runs=runs, **notes, **meta)
 
 # %% ../../nbs/30a_prakel_experiments.ipynb #74fd3f8d
-def _confirmable() -> tuple:
-    "The sets the part confirm may run: CONFIRM_SETS, then every other registered multilabel set but FORMING_SETS."
-    from mlxplain.data import registry
-    reg = registry()
-    other = [n for n in reg.name[reg.kind == "multilabel"] if n not in FORMING_SETS + CONFIRM_SETS]
-    return CONFIRM_SETS + tuple(other)
-
 def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); the committed: results_dir("prakel"))
               *, parts=None,  # names from PARTS (default: all)
               quick=False,    # QUICK_DATASETS and one split, written to out_dir / "quick"
@@ -570,13 +563,11 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("prakel"); 
              ) -> dict:       # part name -> the tidy DataFrame written for it
     "Section 5 of the paper at this machine's scale: a tidy table per part, the summaries and meta.json."
     parts = check_parts(parts, PARTS, DEFAULT_PARTS)
-    further = _confirmable()   # the sets confirm may run: every registered multilabel set the claims were not formed on
+    named, further = [datasets] if isinstance(datasets, str) else datasets, CONFIRM_SETS
+    if named and "confirm" in parts and isinstance(named, (list, tuple)):   # the sets the other parts do not run
+        rest = [d for d in named if not (set(parts) != {"confirm"} and d in DATASETS)]   # go to confirm, checked:
+        further += confirm_sets(rest, FORMING_SETS, CONFIRM_SETS, data_home=data_home) if rest else ()
     datasets = check_datasets(datasets, DATASETS + further)
-    formed = [d for d in datasets or () if d in FORMING_SETS]
-    if formed and set(parts) <= {"confirm"}:
-        raise ValueError(f"datasets={list(datasets)!r}: the claims were formed on {', '.join(formed)}; the part confirm "
-                         f"tests them on sets they were not formed on: any registered multilabel set but "
-                         f"{', '.join(FORMING_SETS)}")
     own = {**{p: QUICK_DATASETS if quick else DATASETS for p in RUN_PARTS},
            "confirm": CONFIRM_SETS[:1] if quick else CONFIRM_SETS}
     sets = datasets_by_part(parts, datasets, own, further)   # held-out and further sets: the part confirm, and only it
