@@ -339,7 +339,7 @@ def test_confirm_refuses_the_forming_sets_and_sets_of_another_kind(tmp_path):
     "The claims were formed on FORMING_SETS: confirm refuses them (and non-binary sets), naming `datasets`; nothing is written."
     from mlxplain.repro.alternatives import FORMING_SETS
     for name in FORMING_SETS:
-        with pytest.raises(ValueError, match=f"datasets=.*formed on \\['{name}'\\]"):
+        with pytest.raises(ValueError, match=f"datasets=.*formed on {name}"):
             reproduce(tmp_path, parts=["confirm"], datasets=[name])
     with pytest.raises(ValueError, match="datasets=.*not binary"): reproduce(tmp_path, parts="confirm", datasets=["emotions"])
     with pytest.raises(ValueError, match="datasets=.*iris"): reproduce(tmp_path, parts="confirm", datasets=["iris"])

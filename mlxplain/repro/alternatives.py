@@ -18,10 +18,10 @@ from scipy.stats import kendalltau, wilcoxon
 from ..alternatives import (AlternativeFeatureSelector, tree_mcc, greedy_balancing, greedy_replacement,
                                    max_overlap)
 from ..checks import check_choice, check_bool, check_n_jobs
-from ..data import load, kfold, registry
+from ..data import load, kfold
 from ..plots import paper_vs_ours
 from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv, row_provenance,
-                                  confirm_part, scratch_dir, read_cache)
+                                  confirm_part, scratch_dir, read_cache, confirm_sets)
 
 # %% auto #0
 __all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'DESIGN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN',
@@ -947,16 +947,7 @@ def write_design_meta(out_dir,   # the results folder
 def _confirm_sets(names, data_home=None) -> list:
     """`names` as sets the part confirm may run on: registered sets of CONFIRM_KIND outside FORMING_SETS (the claims
     were formed on those); else a ValueError naming `datasets`."""
-    reg = registry(data_home=data_home)
-    names = _check_names("datasets", names, list(reg.name))
-    formed = [d for d in names if d in FORMING_SETS]
-    if formed:
-        raise ValueError(f"datasets={names!r}: the claims were formed on {formed} (FORMING_SETS = {list(FORMING_SETS)}); "
-                         f"confirm runs on other registered {CONFIRM_KIND} sets, e.g. CONFIRM_SETS = {list(CONFIRM_SETS)}")
-    kinds = dict(zip(reg.name, reg.kind))
-    wrong = [d for d in names if kinds[d] != CONFIRM_KIND]
-    if wrong: raise ValueError(f"datasets={names!r}: {wrong} are not {CONFIRM_KIND} sets; the claims are about {CONFIRM_KIND} data")
-    return names
+    return list(confirm_sets(names, FORMING_SETS, CONFIRM_SETS, kind=CONFIRM_KIND, data_home=data_home))
 
 def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternatives"); the committed: results_dir(...))
               *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from ..checks import check_X, check_Y, check_int
-from ..data import load, load_split, registry, train_test_split
+from ..data import load, load_split, train_test_split
 from ..experiments import atomic_write_csv, keep_other_rows, read_meta, results_dir, run_grid, write_meta
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from ..experiments import row_provenance
-from ..experiments import datasets_by_part, scratch_dir
+from ..experiments import datasets_by_part, scratch_dir, confirm_sets
 from ..metrics import precision_at_k
 from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, add_noise,
                                    adversarial_evaluation, attack_evaluation, explain, faithfulness,
@@ -455,20 +455,9 @@ def _confirm_sets(parts, datasets) -> tuple:
     registered multilabel set outside the chapter's lists; a set the claims were formed on is refused for confirm."""
     if "confirm" not in parts or datasets is None: return CONFIRM_SETS
     names = (datasets,) if isinstance(datasets, str) else tuple(datasets)
-    reg = registry()
-    kind = dict(zip(reg.name, reg.kind))
-    further = [d for d in names if d not in DATASETS and kind.get(d) == "multilabel"]
-    others = {d for p in parts if p != "confirm" for d in PART_DATASETS[p]}   # a forming set another part runs is fine
-    formed = [d for d in names if d in FORMING_SETS and d not in others]
-    if formed:
-        raise ValueError(f"datasets={list(names)!r}: the claims were formed on {', '.join(formed)}, so the part confirm "
-                         "cannot test them there; name a registered multilabel set outside "
-                         f"{', '.join(FORMING_SETS)} (the held-out sets: {', '.join(CONFIRM_SETS)})")
-    wrong = [d for d in names if d in kind and kind[d] != "multilabel"]
-    if wrong:
-        raise ValueError(f"datasets={list(names)!r}: {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not "
-                         "multilabel; the part confirm runs registered multilabel sets")
-    return CONFIRM_SETS + tuple(dict.fromkeys(further))
+    others = {d for p in parts if p != "confirm" for d in PART_DATASETS[p]}   # a set another part runs goes to it
+    mine = [d for d in names if d not in others and d not in CONFIRM_SETS]   # checked by experiments.confirm_sets
+    return tuple(dict.fromkeys(CONFIRM_SETS + (confirm_sets(mine, FORMING_SETS, CONFIRM_SETS) if mine else ())))
 
 def reproduce(out_dir=None,    # results folder (default: scratch_dir("extended_plt"); the committed: results_dir(...))
               *, parts=None,   # names from PARTS (default: DEFAULT_PARTS)

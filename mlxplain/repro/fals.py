@@ -21,7 +21,7 @@ from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from .. import metrics as M
-from ..experiments import datasets_by_part, scratch_dir, keep_other_rows
+from ..experiments import datasets_by_part, scratch_dir, keep_other_rows, confirm_sets
 
 # %% auto #0
 __all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'SMALL_SETS', 'FIG34_SETS',
@@ -662,19 +662,11 @@ def _confirm_sets(parts, datasets, data_home=None) -> tuple:
     """The sets the part confirm runs among `datasets`: the held-out sets and any other registered multilabel set the
     claims were not formed on; a set that formed the claims is refused when only confirm runs."""
     if datasets is None or "confirm" not in parts: return CONFIRM_SETS
+    if set(parts) == {"confirm"}:   # every name must suit confirm (experiments.confirm_sets says why one does not)
+        return tuple(dict.fromkeys(CONFIRM_SETS + confirm_sets(datasets, FORMING_SETS, CONFIRM_SETS, data_home=data_home)))
     datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
-    reg = registry(data_home)
+    reg = registry(data_home)   # with other parts, they run the forming sets and check_datasets names a wrong set
     multi = set(reg.name[reg.kind == "multilabel"])
-    formed = [d for d in datasets if d in FORMING_SETS]
-    if formed and set(parts) == {"confirm"}:
-        raise ValueError(f"datasets={list(datasets)!r}: the claims were formed on {', '.join(formed)}, so confirm cannot "
-                         "test them there; name a registered multilabel set outside FORMING_SETS (held-out: "
-                         f"{', '.join(CONFIRM_SETS)})")
-    bad = [d for d in datasets if d not in FORMING_SETS and d not in multi]
-    if bad and set(parts) == {"confirm"}:   # with other parts, check_datasets names the chapter's sets
-        known = sorted(multi - set(FORMING_SETS), key=str.lower)
-        raise ValueError(f"datasets={list(datasets)!r}: {bad} {'is' if len(bad) == 1 else 'are'} no registered multilabel "
-                         f"set; the part confirm runs any of {', '.join(known)} (`mlxplain datasets` lists the registry)")
     return tuple(dict.fromkeys(CONFIRM_SETS + tuple(d for d in datasets if d in multi and d not in FORMING_SETS)))
 
 def reproduce(out_dir=None,    # results folder (default: experiments.scratch_dir("fals"); the committed: results_dir("fals"))
