@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from mlxplain.cli import reproduction_module
-from mlxplain.experiments import (check_stated_claims, confirm_recomputed, evaluate_claims, held_out_sets, read_claims,
+from mlxplain.experiments import (check_stated_claims, claim_span, confirm_recomputed, evaluate_claims, held_out_sets, read_claims,
                                   read_meta, stated_claims)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,9 +51,26 @@ def test_held_out_sets_were_never_used(chapter):
         assert set(claim["formed_on"]) <= set(h["exclude"]), claim["id"]
 
 
+def _verdicts(chapter):
+    "The chapter's committed verdicts on its held-out sets (confirm/confirm_claims.csv)."
+    return pd.read_csv(RESULTS / chapter / "confirm" / "confirm_claims.csv")
+
+
 @pytest.mark.parametrize("chapter", CLAIMED)
 def test_the_notebooks_state_exactly_the_claims_of_the_file(chapter):
-    assert check_stated_claims(read_claims(RESULTS / chapter / "claims.json"), _notebooks(chapter)) == []
+    "Every claim stated in the file's words, and stated as a conclusion only where it replicated on the held-out sets."
+    assert check_stated_claims(read_claims(RESULTS / chapter / "claims.json"), _notebooks(chapter), _verdicts(chapter)) == []
+
+
+@pytest.mark.parametrize("chapter", CLAIMED)
+def test_a_conclusion_from_a_claim_that_did_not_replicate_fails(chapter, tmp_path):
+    "A page that states a claim as its conclusion is checked against the verdicts: only a replicated claim passes."
+    claims, verdicts, nbs = read_claims(RESULTS / chapter / "claims.json"), _verdicts(chapter), _notebooks(chapter)
+    for c in claims["claims"]:
+        page = _with_markdown(tmp_path, nbs[-1], f"We conclude: {claim_span(claims, c['id'], conclusion=True)}")
+        problems = check_stated_claims(claims, nbs[:-1] + [page], verdicts)
+        replicated = (verdicts.loc[verdicts.claim == c["id"], "verdict"] == "replicated").all()
+        assert (problems == []) == bool(replicated), (c["id"], problems)
 
 
 def test_no_notebook_states_a_claim_that_no_claims_file_holds():

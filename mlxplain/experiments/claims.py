@@ -283,16 +283,19 @@ def evaluate_claims(claims,     # a claims file's content (dict), see read_claim
     return out
 
 # %% ../../nbs/03c_claims.ipynb #clm0cd04
-_CLAIM_SPAN = re.compile(r'<span class="claim" id="([^"]+)">(.*?)</span>', re.S)
+_CLAIM_SPAN = re.compile(r'<span class="(claim|conclusion)" (?:id|data-claim)="([^"]+)">(.*?)</span>', re.S)
 
-def claim_span(claims, claim_id) -> str:
-    "The sentence of claim `claim_id` as the notebook states it: `<span class=\"claim\" id=…>sentence</span>`."
+def claim_span(claims, claim_id,
+               conclusion=False) -> str:   # True: stated as the chapter's conclusion (only a replicated claim may be)
+    "The sentence of claim `claim_id` as a notebook states it: `<span class=\"claim\" id=…>` (listed for testing) or `<span class=\"conclusion\" data-claim=…>`."
     c = {c["id"]: c for c in claims["claims"]}.get(claim_id)
     if c is None: raise ValueError(f"claim_id={claim_id!r}: not in the claims file of {claims['chapter']!r}")
+    if conclusion: return f'<span class="conclusion" data-claim="{claim_id}">{c["sentence"]}</span>'
     return f'<span class="claim" id="{claim_id}">{c["sentence"]}</span>'
 
-def stated_claims(notebook) -> list:  # path of a .ipynb
-    "(claim id, sentence) of every claim span in a notebook's markdown cells and in its code cells' text outputs."
+def stated_claims(notebook,             # path of a .ipynb
+                  conclusions=False):   # True: only the spans that state a claim as a conclusion
+    "(claim id, sentence) of every claim span (listed or concluded) in a notebook's markdown cells and its code cells' text outputs."
     nb = json.loads(Path(notebook).read_text())
     texts = []
     for cell in nb["cells"]:
@@ -302,10 +305,13 @@ def stated_claims(notebook) -> list:  # path of a .ipynb
                 v = o.get("data", {}).get(k)
                 if v is not None: texts.append("".join(v))
             if "text" in o: texts.append("".join(o["text"]))
-    return [(m.group(1), " ".join(m.group(2).split())) for t in texts for m in _CLAIM_SPAN.finditer(t)]
+    return [(m.group(2), " ".join(m.group(3).split())) for t in texts for m in _CLAIM_SPAN.finditer(t)
+            if not conclusions or m.group(1) == "conclusion"]
 
-def check_stated_claims(claims, notebooks) -> list:  # notebooks: paths of the chapter's notebooks
-    "Problems (text) with the claims the notebooks state: a claim the file does not hold, a sentence that differs from the file's, a claim of the file never stated."
+def check_stated_claims(claims,          # a claims file's content
+                        notebooks,       # paths of the chapter's notebooks
+                        verdicts=None) -> list:   # evaluate_claims' output (claim, verdict): conclusions checked too
+    "Problems (text) with the claims the notebooks state: a claim the file does not hold, a sentence that differs from the file's, a claim of the file never stated, a conclusion that did not replicate."
     by_id = {c["id"]: " ".join(c["sentence"].split()) for c in claims["claims"]}
     stated = [(Path(nb).name, i, s) for nb in notebooks for i, s in stated_claims(nb)]
     out = [f"{nb}: states claim {i!r}, which {claims['chapter']}'s claims file does not hold" for nb, i, s in stated
@@ -315,6 +321,11 @@ def check_stated_claims(claims, notebooks) -> list:  # notebooks: paths of the c
     said = {i for _, i, _ in stated}
     out += [f"claim {i!r} of the claims file is stated in none of {[Path(n).name for n in notebooks]}"
             for i in by_id if i not in said]
+    if verdicts is not None:   # a claim stated as a conclusion must have replicated on the held-out sets
+        verdict = dict(zip(verdicts["claim"], verdicts["verdict"]))
+        out += [f"{Path(nb).name}: states claim {i!r} as a conclusion, but its verdict on the held-out sets is "
+                f"{verdict.get(i, 'missing')!r}" for nb in notebooks for i, _ in stated_claims(nb, conclusions=True)
+                if i in by_id and verdict.get(i) != "replicated"]
     return out
 
 def claims_markdown(claims, table=None) -> str:  # table: evaluate_claims' output (None: the claims without verdicts)
