@@ -64,12 +64,13 @@ def test_variants_cell_compares_fals_with_another_seed(need_data, monkeypatch):
 def test_leaf_part_writes_table_and_meta(tmp_path, monkeypatch, need_data):
     need_data("emotions")
     df = E.leaf_sensitivity("emotions")
-    assert set(df["split"]) == {"own", "resplit 2:1"} and set(df["min_samples_leaf"]) == {1, 10}
+    assert set(df["split"]) == {0} and set(df["min_samples_leaf"]) == {1, 10}
     assert df["AP"].between(0, 1).all() and (df["n_train"] > df["n_test"]).all()
     out = E.reproduce(tmp_path, quick=True, parts=("leaf",))
     written = pd.read_csv(tmp_path / "quick" / "tree_leaf_sensitivity.csv")
-    np.testing.assert_allclose(written["AP"], df["AP"])
-    assert list(out) == ["leaf"] and len(out["leaf"]) == len(written) and (written["seed"] == 0).all()
+    np.testing.assert_allclose(written.query("seed == 0")["AP"], df["AP"])
+    assert list(out) == ["leaf"] and len(out["leaf"]) == len(written) and (written["seed"] == written["split"]).all()
+    assert sorted(written["seed"].unique()) == [0, 1, 2]   # quick: the first three units
     meta = json.loads((tmp_path / "quick" / "meta.json").read_text())
     assert meta["format"] == E.META_FORMAT and meta["chapter"] == "fals" and set(meta["code_version"]) == {"leaf"}
     assert meta["design"]["datasets_by_part"] == {"leaf": ["emotions"]} and meta["seeds"] == [0, 1, 2]
@@ -94,7 +95,7 @@ def test_cv_part_folds_and_cache(tmp_path, monkeypatch, need_data):
     E.reproduce(tmp_path, quick=True, parts=("cv",))
     out = pd.read_csv(tmp_path / "quick" / "cv_folds.csv")
     assert sorted(zip(out["fold"], out["method"])) == [(f, m) for f in range(3) for m in ("fals", "fams")]
-    assert (out["n_splits"] == 3).all()
+    assert (out["n_splits"] == 3).all() and (out["seed"] == out["fold"]).all()   # fold f runs with seed f
     np.testing.assert_allclose(out.query("fold == 1")[E.CV_METRICS].to_numpy(),
                                [[r[m] for m in E.CV_METRICS] for r in rows])
 
@@ -130,7 +131,7 @@ def test_wilcoxon_pairs_against_scipy():
 
 def test_part_seeds_default_and_given():
     assert E._part_seeds(("table3", "variants", "cv"), list(E.SEEDS), given=False) == {
-        "table3": (0, 1, 2, 3, 4), "variants": E.SEEDS, "cv": (0,)}
+        "table3": (0, 1, 2, 3, 4), "variants": E.SEEDS, "cv": E.SEEDS}
     assert E._part_seeds(("table3", "cv"), [3, 7], given=True) == {"table3": (3, 7), "cv": (3, 7)}
     assert set(E.PART_SEEDS) == set(E.PARTS) and all(len(E.PART_SEEDS[p]) >= 5 for p in ("table3", "ksweep", "hidden", "arch", "scale"))
     assert [g["method"] for g in E._grid("table3", ["imdb"], (0,), None)[1]] == ["fa", "brdt", "lasso", "rf"]  # no LIFT
@@ -138,7 +139,7 @@ def test_part_seeds_default_and_given():
     assert [(c["seed"], c["method"]) for c in grid] == [(s, m) for s in (0, 1) for m in E.TABLE3_METHODS]
     for part in ("ksweep", "hidden", "arch", "leaf", "scale"):
         assert [c["seed"] for c in E._grid(part, ["emotions"], (0, 1), None)[1]] == [0, 1]
-    assert {c["seed"] for c in E._grid("cv", ["emotions"], (0, 1), None)[1]} == {0, 1}
+    assert [(c["fold"], c["seed"]) for c in E._grid("cv", ["emotions"], (0, 1), None)[1]] == [(0, 0), (1, 1)]
 
 
 def test_one_run_part_honours_seeds_and_extends_its_file(tmp_path, need_data):
@@ -285,3 +286,92 @@ def test_confirm_refuses_the_sets_that_formed_the_claims(tmp_path):
     with pytest.raises(ValueError, match=r"backache is not multilabel"):   # a binary set
         E.reproduce(tmp_path, parts=["confirm"], datasets=["backache"])
     assert list(tmp_path.iterdir()) == []     # nothing written
+
+
+def test_cv_folds_each_run_their_own_seed():
+    "Tables 5–9: fold f runs FALS and the trees with seed f, in the grid and in the committed cv_folds.csv (one seed per fold)."
+    assert E.PART_SEEDS["cv"] == tuple(range(E.CV_FOLDS))
+    _, grid = E._grid("cv", ["20ng", "bibtex"], E.PART_SEEDS["cv"], None)
+    assert [(c["dataset"], c["fold"], c["seed"]) for c in grid] == [(d, f, f) for d in ("20ng", "bibtex") for f in range(10)]
+    with pytest.raises(ValueError, match="folds in"): E._grid("cv", ["20ng"], (10,), None)
+    from mlxplain.experiments import results_dir
+    cv = pd.read_csv(results_dir("fals") / "cv_folds.csv")
+    assert (cv["seed"] == cv["fold"]).all()
+    per_set = cv.groupby("dataset").agg(folds=("fold", "nunique"), seeds=("seed", "nunique"))
+    assert (per_set["folds"] == 10).all() and (per_set["seeds"] == 10).all() and len(per_set) == len(E.CV_SETS)
+
+
+def test_cv_seed_reaches_fals_and_the_trees(need_data):
+    "cv_fold's seed (default: the fold) seeds the network and the trees: fold 1 by default equals seed 1, not seed 0."
+    need_data("emotions")
+    by_default, one, zero = (pd.DataFrame(E.cv_fold("emotions", 1, n_splits=3, seed=s)) for s in (None, 1, 0))
+    np.testing.assert_allclose(by_default[E.CV_METRICS], one[E.CV_METRICS])
+    assert not np.allclose(by_default[E.CV_METRICS], zero[E.CV_METRICS])
+
+
+def test_corrected_resampled_t_by_hand_and_against_scipy():
+    from scipy import stats
+    r = E.corrected_resampled_t([1.0, 2.0, 3.0, 4.0], 1 / 9)    # mean 2.5, s^2 = 5/3, J = 4
+    se = np.sqrt((1 / 4 + 1 / 9) * 5 / 3)
+    assert r["se"] == pytest.approx(se) and r["t"] == pytest.approx(2.5 / se) and (r["n"], r["df"]) == (4, 3)
+    assert r["p"] == pytest.approx(2 * stats.t.sf(2.5 / se, 3))
+    x = np.random.default_rng(0).normal(0.02, 0.03, 10)
+    assert E.corrected_resampled_t(x, 0)["p"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue, rel=1e-10)
+    assert E.corrected_resampled_t(x, 1 / 9)["t"] == pytest.approx(stats.ttest_1samp(x, 0).statistic * np.sqrt(0.1 / (0.1 + 1 / 9)))
+    assert E.corrected_resampled_t(x, 1 / 9)["p"] > stats.ttest_1samp(x, 0).pvalue
+    assert E.corrected_resampled_t(-x, 1 / 9, "less")["p"] == pytest.approx(E.corrected_resampled_t(x, 1 / 9, "greater")["p"])
+    assert E.corrected_resampled_t([0.0, 0.0, 0.0], 1 / 9)["p"] == 1.0
+    assert E.corrected_resampled_t([0.2, 0.2], 1 / 9)["p"] == 0.0
+    for bad, match in (([1.0], "at least 2"), ([[1.0, 2.0]], "1-D"), ([1.0, np.inf], "infinite"), ("ab", "numbers")):
+        with pytest.raises((TypeError, ValueError), match=match): E.corrected_resampled_t(bad, 1 / 9)
+    with pytest.raises(ValueError, match="test_train_ratio"): E.corrected_resampled_t(x, -0.1)
+    with pytest.raises(TypeError, match="test_train_ratio"): E.corrected_resampled_t(x, "1/9")
+    with pytest.raises(ValueError, match="alternative"): E.corrected_resampled_t(x, 1 / 9, "both")
+
+
+def test_fals_fams_over_folds_use_the_corrected_t_with_holm():
+    """The committed Tables 5–9 comparison: per (set, metric) the corrected resampled t over the 10 folds of one partition
+    (not a test that treats the folds as independent), n = 10, Holm over the 30 tests."""
+    from scipy import stats
+    from mlxplain.experiments import holm, results_dir
+    cv = pd.read_csv(results_dir("fals") / "cv_folds.csv")
+    got = E.fold_pairs(cv, "method", "fals", "fams")
+    assert len(got) == len(E.CV_SETS) * len(E.CV_METRICS) and (got["n"] == 10).all()
+    np.testing.assert_allclose(got["p_holm"], holm(got["p"].to_numpy()))
+    for r in got.itertuples():
+        w = cv[cv.dataset == r.dataset].pivot(index="fold", columns="method", values=r.metric)
+        d = (w["fals"] - w["fams"]).to_numpy()
+        n_te, n_tr = cv[cv.dataset == r.dataset][["n_test", "n_train"]].mean()
+        assert n_te / n_tr == pytest.approx(1 / 9, rel=0.02)       # the ratio the correction uses
+        se = np.sqrt((1 / 10 + 1 / 9) * d.var(ddof=1))
+        assert r.estimate == pytest.approx(d.mean()) and r.p == pytest.approx(2 * stats.t.sf(abs(d.mean()) / se, 9))
+        assert r.p >= stats.ttest_rel(w["fals"], w["fams"]).pvalue   # never the folds-as-independent p
+    toy = pd.DataFrame([{"dataset": "s", "fold": f, "seed": 0, "method": m, "AP": 0.5 + 0.01 * f * (m == "fals")}
+                        for f in range(10) for m in ("fals", "fams")])
+    with pytest.raises(ValueError, match="its own seed"): E.fold_pairs(toy, "method", "fals", "fams", metrics=["AP"])
+    with pytest.raises(ValueError, match="lacks"): E.fold_pairs(toy.drop(columns="fold"), "method", "fals", "fams", metrics=["AP"])
+
+
+def test_leaf_units_are_ten_distinct_splits(need_data):
+    "Leaf sensitivity: unit s = split s (resampled_split; 0 the official), FALS and the trees seeded s; the committed file has 10 per set."
+    from mlxplain.experiments import holm, resampled_split, results_dir
+    from mlxplain.fals import FALS
+    assert E.PART_SEEDS["leaf"] == tuple(range(10))
+    leaf = pd.read_csv(results_dir("fals") / "tree_leaf_sensitivity.csv")
+    assert set(leaf["dataset"]) == set(E.LEAF_SETS) and (leaf["split"] == leaf["seed"]).all()
+    assert (leaf.groupby("dataset")["split"].apply(lambda s: sorted(s.unique())) .map(lambda u: u == list(range(10)))).all()
+    assert not leaf.duplicated(["dataset", "split", "min_samples_leaf"]).any()
+    lt = E.leaf_test(leaf)
+    assert (lt["n"] == 10).all() and len(lt) == 2
+    np.testing.assert_allclose(lt["p_holm"], holm(lt["p"].to_numpy()))
+    with pytest.raises(ValueError, match="lacks"): E.leaf_test(leaf.drop(columns="split"))
+    with pytest.raises(ValueError, match="one unit"): E.leaf_test(pd.concat([leaf, leaf.head(1)]))
+    need_data("emotions")
+    tr, te = resampled_split("emotions", 2)
+    f = FALS(k=E.check_k(0.1, tr.n_features), scale=False, random_state=2).fit(tr.X, tr.Y)
+    want = E.evaluate(tr, te, f.selected_, tree_seed=2)
+    got = E.leaf_sensitivity("emotions", leaves=(1,), seed=2).iloc[0]
+    assert got["split"] == 2 and got["n_test"] == te.n_samples
+    assert all(np.isclose(got[m], want[m], rtol=0, atol=1e-12) for m in ("HL", "OE", "RL", "AP"))
+    a, b = (E.leaf_sensitivity("emotions", leaves=(1,), seed=s).iloc[0] for s in (1, 2))
+    assert a["AP"] != b["AP"]                                          # distinct splits, distinct units

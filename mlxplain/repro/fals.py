@@ -15,13 +15,13 @@ from torch import nn
 from sklearn.tree import DecisionTreeClassifier
 from ..fals import (FALS, RFSelector, LassoSelector, LIFT, tlp_scores, tlp_mean_gradient, jaccard,
                            restricted_spearman, train_tlp)
-from ..checks import check_X, check_Y, check_k, check_int
+from ..checks import check_X, check_Y, check_k, check_int, check_float, check_choice, check_vector
 from ..data import load, load_split, train_test_split, kfold, registry
 from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from .. import metrics as M
-from ..experiments import datasets_by_part, scratch_dir, keep_other_rows, confirm_sets
+from ..experiments import datasets_by_part, scratch_dir, keep_other_rows, holm, confirm_sets
 
 # %% auto #0
 __all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'SMALL_SETS', 'FIG34_SETS',
@@ -30,17 +30,17 @@ __all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABL
            'METHOD_NAMES', 'TABLE3_METHODS', 'TABLE3_NOT_RUN', 'VARIANT_SETTINGS', 'FIG9_LAYERS', 'FIG9_ACTIVATIONS',
            'CV_FOLDS', 'CV_METRICS', 'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell',
            'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores',
-           'architecture_sweep', 'leaf_sensitivity', 'scale_cell', 'paper_cv_tables', 'cv_metrics', 'cv_fold',
-           'wilcoxon_pairs', 'load_result', 'seed_stats', 'paired_test', 'confirm_cell', 'confirm_frame', 'reproduce',
-           'verify_table3']
+           'architecture_sweep', 'leaf_sensitivity', 'leaf_test', 'scale_cell', 'paper_cv_tables', 'cv_metrics',
+           'cv_fold', 'corrected_resampled_t', 'fold_pairs', 'wilcoxon_pairs', 'load_result', 'seed_stats',
+           'paired_test', 'confirm_cell', 'confirm_frame', 'reproduce', 'verify_table3']
 
 # %% ../../nbs/10a_fals_experiments.ipynb #9c008322
 PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale", "confirm")
 DEFAULT_PARTS = PARTS
 SEEDS = tuple(range(10))   # the paper's 10 initialisations
-# seeds each part runs when `reproduce` is given none: verdicts from 5 seeds, Fig. 3/4 from 10;
-# the protocol check and the 10-fold CV (whose folds give the spread) from the first
-PART_SEEDS = {**{p: SEEDS[:5] for p in PARTS}, "variants": SEEDS, "leaf": SEEDS[:1], "cv": SEEDS[:1]}
+# seeds each part runs when `reproduce` is given none: verdicts from 5 units, Fig. 3/4 and the protocol check
+# (leaf) from 10; cv's "seeds" are its folds: fold f of the one 10-fold partition runs with seed f
+PART_SEEDS = {**{p: SEEDS[:5] for p in PARTS}, "variants": SEEDS, "leaf": SEEDS, "cv": SEEDS}
 QUICK_SEEDS = 3            # quick: the first three seeds (of those a part runs)
 TABLE3_SETS = ("emotions", "yeast", "scene", "medical", "enron", "corel5k", "bibtex", "20ng", "tmc2007-500",
                "delicious", "imdb")
@@ -338,22 +338,51 @@ def architecture_sweep(dataset, data_home=None, seed=0, layers=FIG9_LAYERS,
     return pd.DataFrame(rows)
 
 # %% ../../nbs/10a_fals_experiments.ipynb #de26dc4e
-def leaf_sensitivity(dataset, leaves=(1, 10), data_home=None, seed=0, resplit=True):
-    "FALS's features (k/D = 0.1) under BR trees of each `min_samples_leaf`; own split and a 2:1 resplit."
+def leaf_sensitivity(dataset,       # registered data set name
+                     leaves=(1, 10),  # the `min_samples_leaf` values compared
+                     data_home=None,  # see `mlxplain.data.load`
+                     seed=0,          # the unit: split `seed` (0 the set's own), FALS and the trees seeded by it
+                    ) -> pd.DataFrame:
+    "Unit `seed`: FALS's features (k/D = 0.1) on split `seed` under BR trees of each `min_samples_leaf`."
+    seed = check_int("seed", seed, 0)
     torch.set_num_threads(1)
-    splits = {"own": _data(dataset, data_home)}
-    if resplit:
-        whole = load(dataset, None, data_home)
-        splits["resplit 2:1"] = train_test_split(whole, test_size=1/3, random_state=0)
+    tr, te = _unit_split(dataset, seed, data_home)
+    f = FALS(k=check_k(0.1, tr.n_features), scale=False, random_state=seed).fit(tr.X, tr.Y)
     rows = []
-    for split, (tr, te) in splits.items():
-        f = FALS(k=check_k(0.1, tr.n_features), scale=False, random_state=seed).fit(tr.X, tr.Y)
-        for m in leaves:
-            tree = DecisionTreeClassifier(min_samples_leaf=m, random_state=0)
-            model = LabelSpecificBR(tree, feature_sets=f.selected_)
-            rows.append({"dataset": dataset, "split": split, "n_train": tr.n_samples, "n_test": te.n_samples,
-                         "min_samples_leaf": m, **evaluate(tr, te, model=model)})
+    for m in leaves:
+        tree = DecisionTreeClassifier(min_samples_leaf=m, random_state=seed)
+        model = LabelSpecificBR(tree, feature_sets=f.selected_)
+        rows.append({"dataset": dataset, "split": seed, "n_train": tr.n_samples, "n_test": te.n_samples,
+                     "min_samples_leaf": m, **evaluate(tr, te, model=model)})
     return pd.DataFrame(rows)
+
+# %% ../../nbs/10a_fals_experiments.ipynb #leaf0cd1
+def leaf_test(df,             # leaf_sensitivity rows: dataset, split, min_samples_leaf and the metric
+              metric="AP",    # the metric compared
+              a=10, b=1,      # the two min_samples_leaf values: the estimate is metric(a) − metric(b)
+              alpha=0.05,     # level of the Holm-adjusted p behind `verdict`
+             ) -> pd.DataFrame:
+    """metric(min leaf a) − metric(min leaf b) per data set by a paired t over its splits (n = distinct splits, each
+    one unit), Holm over the sets: dataset, n, estimate, se, p, p_holm, verdict."""
+    from scipy import stats
+    alpha = check_float("alpha", alpha, 0, 1, closed="neither")
+    missing = [c for c in ("dataset", "split", "min_samples_leaf", metric) if c not in df]
+    if missing: raise ValueError(f"df lacks the column(s) {missing}: leaf_sensitivity's rows have them")
+    if df.duplicated(["dataset", "split", "min_samples_leaf"]).any():
+        raise ValueError("df holds a (dataset, split, min_samples_leaf) twice: a split is one unit, one row per leaf size")
+    rows = []
+    for d, g in df.groupby("dataset", sort=False):
+        w = g.pivot(index="split", columns="min_samples_leaf", values=metric).dropna()
+        if a not in w or b not in w or len(w) < 2: continue
+        x = (w[a] - w[b]).to_numpy()
+        if np.ptp(x) <= 1e-12: p = 1.0 if abs(x[0]) <= 1e-12 else 0.0   # the same change on every split
+        else: p = float(stats.ttest_1samp(x, 0).pvalue)
+        rows.append({"dataset": d, "n": len(x), "estimate": float(x.mean()), "se": float(stats.sem(x)), "p": p})
+    out = pd.DataFrame(rows, columns=["dataset", "n", "estimate", "se", "p"])
+    out["p_holm"] = holm(out["p"].to_numpy())
+    out["verdict"] = np.where(out["p_holm"] >= alpha, "no significant difference",
+                              np.where(out["estimate"] > 0, f"{metric} higher with {a}", f"{metric} higher with {b}"))
+    return out
 
 # %% ../../nbs/10a_fals_experiments.ipynb #de26dc51
 def scale_cell(dataset, seed, data_home=None, k_ratio=0.1) -> list:
@@ -406,12 +435,13 @@ def cv_fold(dataset,             # registered data set name
             fold,                # which fold is held out, 0 ≤ fold < n_splits
             n_splits=CV_FOLDS,   # folds of the cross-validation
             data_home=None,      # see `mlxplain.data.load`
-            seed=0,              # FALS's seed
+            seed=None,           # FALS's and the trees' seed (None: the fold, as `reproduce` runs it)
             k_ratio=0.1,         # k/D
            ) -> list:
     "One fold of Tables 5–9: FALS and FAMS (one network) on the others, BR trees, `cv_metrics` on this one."
     if not (isinstance(fold, (int, np.integer)) and 0 <= fold < n_splits):
         raise ValueError(f"fold={fold!r}: must be an int in [0, {n_splits})")
+    seed = int(fold) if seed is None else check_int("seed", seed, 0)
     torch.set_num_threads(1)
     ds, folds = _cv_folds(dataset, data_home, n_splits)
     tr, te = ds.subset(folds[fold][0]), ds.subset(folds[fold][1])
@@ -422,7 +452,7 @@ def cv_fold(dataset,             # registered data set name
     out = []
     for name, S in (("fals", f.scores_), ("fams", _shared(f.scores_))):
         t0 = time.perf_counter()
-        tree = DecisionTreeClassifier(random_state=0)
+        tree = DecisionTreeClassifier(random_state=seed)
         br = LabelSpecificBR(tree, feature_sets=_top_k(S, k)).fit(tr.X, tr.Y)
         out.append({**base, "method": name, **cv_metrics(te.Y, br.predict_proba(te.X)),
                     "eval_s": time.perf_counter() - t0})
@@ -432,6 +462,64 @@ def _cv_cell(dataset, fold, n_splits, seed, data_home=None):
     "`cv_fold`, with a failing fold recorded as an error row instead of stopping the run."
     try: return cv_fold(dataset, fold, n_splits, data_home, seed)
     except Exception as e: return {"error": f"{type(e).__name__}: {e}"}
+
+# %% ../../nbs/10a_fals_experiments.ipynb #cvt0cd01
+def corrected_resampled_t(d,                        # the differences a − b, one per fold (or resample); at least 2
+                          test_train_ratio,         # n_test / n_train of one fold: 1/9 for 10-fold CV (0: the plain t)
+                          alternative="two-sided",  # "two-sided", "greater" (mean of d > 0) or "less"
+                         ) -> dict:
+    """Nadeau and Bengio's (2003) corrected resampled t-test of mean(d) = 0 over J folds or resamples whose training
+    sets overlap: t = mean(d) / sqrt((1/J + test_train_ratio) · s²) on J − 1 degrees of freedom. Returns n (= J),
+    estimate (mean of d), se (the corrected standard error), t, df and p."""
+    from scipy import stats
+    d = check_vector("d", d, "differences")
+    if d.size < 2: raise ValueError(f"d has {d.size} entry: the test needs at least 2 differences")
+    r = check_float("test_train_ratio", test_train_ratio, 0, None, closed="left")
+    alternative = check_choice("alternative", alternative, ("two-sided", "greater", "less"))
+    n, m = d.size, float(d.mean())
+    se = math.sqrt((1 / n + r) * d.var(ddof=1))
+    if np.ptp(d) <= 1e-12 * max(1.0, float(np.abs(d).max())):   # the same difference in every fold
+        se, t = 0.0, (0.0 if abs(m) <= 1e-12 else math.copysign(math.inf, m))
+    else: t = m / se
+    p = {"two-sided": 2 * stats.t.sf(abs(t), n - 1), "greater": stats.t.sf(t, n - 1),
+         "less": stats.t.cdf(t, n - 1)}[alternative]
+    return {"n": n, "estimate": m, "se": se, "t": t, "df": n - 1, "p": float(min(p, 1.0))}
+
+def fold_pairs(df,                 # tidy results, one row per (group, fold, method): `by`, "fold", `col`, the metrics
+               col, a, b,          # compare rows with df[col] == a against df[col] == b
+               metrics=CV_METRICS,
+               by=("dataset",),    # one test per group and metric (each group: the folds of one partition)
+               test_train_ratio=1 / (CV_FOLDS - 1),   # n_test / n_train of one fold
+               alpha=0.05,         # level of the Holm-adjusted p behind `better`
+               higher_better=("AP", "microAUC"),   # metrics where higher is better (the rest: lower)
+              ) -> pd.DataFrame:
+    """`a` against `b` paired over the folds of one partition, per group `by` and metric: n folds, the means,
+    `estimate` (mean of a − b), its corrected `se`, `corrected_resampled_t`'s p, Holm's p over all rows, the folds
+    each side wins, and `better`: 'a', 'b' or '' (p_holm ≥ alpha). With a `seed` column, folds must differ in seed."""
+    alpha = check_float("alpha", alpha, 0, 1, closed="neither")
+    missing = [c for c in (*by, "fold", col, *metrics) if c not in df]
+    if missing: raise ValueError(f"df lacks the column(s) {missing}: one row per ({', '.join(by)}, fold, {col})")
+    rows = []
+    for key, g in df[df[col].isin([a, b])].groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        if "seed" in g and g["seed"].nunique() < g["fold"].nunique():
+            raise ValueError(f"{dict(zip(by, key))}: {g['fold'].nunique()} folds run with {g['seed'].nunique()} "
+                             "seed(s); each fold must run with its own seed (fold f with seed f)")
+        for m in metrics:
+            w = g.pivot_table(index="fold", columns=col, values=m).dropna()
+            if a not in w or b not in w or len(w) < 2: continue
+            d = (w[a] - w[b]).to_numpy()
+            r = corrected_resampled_t(d, test_train_ratio)
+            good = d > 0 if m in higher_better else d < 0   # folds where a is better
+            rows.append({**dict(zip(by, key)), "metric": m, "n": r["n"], "a_mean": w[a].mean(), "b_mean": w[b].mean(),
+                         "estimate": r["estimate"], "se": r["se"], "p": r["p"],
+                         "a_better": int(good.sum()), "b_better": int(((d != 0) & ~good).sum())})
+    out = pd.DataFrame(rows, columns=[*by, "metric", "n", "a_mean", "b_mean", "estimate", "se", "p", "a_better",
+                                      "b_better"])
+    out["p_holm"] = holm(out["p"].to_numpy())
+    a_wins = np.where(out["metric"].isin(higher_better), out["estimate"] > 0, out["estimate"] < 0)
+    out["better"] = np.where(out["p_holm"] >= alpha, "", np.where(a_wins, "a", "b"))
+    return out
 
 # %% ../../nbs/10a_fals_experiments.ipynb #0c3d373f
 def wilcoxon_pairs(df,                         # tidy results: columns dataset, method, metric and `value`
@@ -567,10 +655,12 @@ def _grid(part, sets, seeds, data_home) -> tuple:
         return (partial(variants_cell, data_home=data_home),
                 [{"dataset": d, "seed": s, "ref_seed": seeds[(i + 1) % len(seeds)]}
                  for d in sets for i, s in enumerate(seeds)])
-    if part == "cv":
+    if part == "cv":   # its seeds are its folds: fold f seeds FALS and the trees with f (one seed per fold)
+        bad = [s for s in seeds if not 0 <= s < CV_FOLDS]
+        if bad: raise ValueError(f"seeds={list(seeds)!r}: the part cv runs fold f with seed f, so its seeds must be "
+                                 f"folds in [0, {CV_FOLDS}); {bad} {'is' if len(bad) == 1 else 'are'} not")
         return (partial(_cv_cell, data_home=data_home),
-                [{"dataset": d, "fold": i, "n_splits": CV_FOLDS, "seed": s}
-                 for d in sets for s in seeds for i in range(CV_FOLDS)])
+                [{"dataset": d, "fold": s, "n_splits": CV_FOLDS, "seed": s} for d in sets for s in seeds])
     if part == "confirm":   # every Table 3 method per unit; the unit: a split, which also seeds selectors and trees
         return (partial(confirm_cell, data_home=data_home), [{"dataset": d, "split": s} for d in sets for s in seeds])
     if part == "scale":
@@ -601,8 +691,13 @@ def _design(parts, sets, seeds, quick) -> dict:
             "seeds_by_part": {p: list(seeds[p]) for p in parts}, "k_ratio": 0.1,
             "split": "unit s (table3, variants, ksweep, hidden, arch, scale): split s, 0 the data set's own "
                      "train/test split (else 2:1 iterative stratification, seed 0), s >= 1 resampled_split; "
-                     "leaf: the own split and one re-split; cv: the folds",
-            "evaluation": "BR DecisionTreeClassifier on each label's features, seeded by the unit (leaf, cv: 0)",
+                     "leaf: split s as in table3, s = 0..9; cv: fold f of one 10-fold partition (kfold, seed 0)",
+            "seed": "one per unit: unit s seeds FALS, the selectors and the BR trees with s; cv: fold f with f",
+            "evaluation": "BR DecisionTreeClassifier on each label's features, seeded by the unit",
+            "tests": {"cv": "FALS - FAMS per (set, metric) by the corrected resampled t over the 10 folds "
+                            "(Nadeau-Bengio, n_test/n_train = 1/9), Holm over the 30 tests",
+                      "leaf": "AP(min leaf 10) - AP(min leaf 1) by a paired t over the 10 splits per set, "
+                              "Holm over the 2 sets"},
             "fals": {"hidden": "ceil(sqrt(D*C))", "epochs": 10, "batch_size": 64, "lr": 1e-2, "scale": False},
             "table3_methods": list(TABLE3_METHODS), "rf_trees": "100 where N*D*C < 1e8, else 20",
             "variants": VARIANT_SETTINGS, "cv_folds": CV_FOLDS, "fig9_layers": list(FIG9_LAYERS),
