@@ -197,3 +197,16 @@ def test_confirm_runs_on_a_further_set(tmp_path, need_data, monkeypatch):
     paired = v[(v.test != "spearman_permutation") & v.dataset.notna()]
     assert len(paired) and set(paired.n_units) <= {1, 2}                 # n counts the two splits
     assert (v.verdict != "replicated").all()                             # one set: a claim needs three
+
+
+def test_seed_intervals_units_are_independent_splits():
+    "The headline interval's units are splits 0-9, split s fitted with training seed s: never seeds sharing one split."
+    from mlxplain.repro.extended_plt import _grid, SEEDS
+    func, grid = _grid("seed_intervals", ("CAL500",), SEEDS, False, None)
+    for m in ("normal", "adversarial"):
+        assert sorted(g["split"] for g in grid if g["model"] == m) == list(SEEDS)
+    assert func.keywords["train_seeds"] is None          # a cell's training seed is its split
+    from mlxplain.experiments import results_dir
+    si = pd.read_csv(Path(results_dir("extended_plt")) / "seed_intervals.csv")
+    assert set(si.groupby("dataset").split.nunique()) == {10} and (si.train_seed == si.split).all()
+    assert set(si.groupby(["dataset", "model", "split"]).train_seed.nunique()) == {1}

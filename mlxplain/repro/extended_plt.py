@@ -72,7 +72,8 @@ def _csr(X):
     "Features as the float32 CSR matrix napkinXC trains on (sorted indices, no duplicates)."
     return sp.csr_matrix(check_X(X, dtype=np.float32))
 
-def _repro_data(name, data_home=None, random_state=0):
+def _repro_data(name, data_home=None, random_state=0,
+                split=0):   # 0: the official split; s >= 1: resampled_split(name, s) (not for imdb, which has none)
     "Train/test CSR matrices of a reproduction set, scaled/subsampled as documented, and a provenance dict."
     max_tr, max_te = _REPRO.get(name, (None, None))
     rng = np.random.default_rng(random_state)
@@ -80,6 +81,7 @@ def _repro_data(name, data_home=None, random_state=0):
         ds = load(name, data_home=data_home)
         ds = ds.subset(np.sort(rng.choice(ds.n_samples, size=(max_tr or 0) + (max_te or 0), replace=False)))
         tr, te = train_test_split(ds, test_size=max_te, random_state=random_state)
+    elif split: tr, te = resampled_split(name, split, data_home)
     else: tr, te = load_split(name, data_home=data_home, random_state=random_state)
     info = dict(n_train_full=tr.n_samples, n_test_full=te.n_samples)
     if max_tr and tr.n_samples > max_tr:
@@ -257,16 +259,19 @@ SEED_TABLE_TRAIN_SEEDS = 5                          # the first five seeds: 5 tr
 
 def seed_interval_cell(dataset,                       # a reproduction data set (as `_repro_data` prepares it)
                        model,                         # "normal" or "adversarial" (dense noise, σ = 0.05)
-                       train_seeds=tuple(range(10)),  # napkinXC / augmentation seeds, one refit each
+                       train_seeds=tuple(range(10)),  # napkinXC / augmentation seeds, one refit each (None: (split,))
                        data_home=None,                # data folder
                        k_values=1,                    # cut-offs k (seed_tables: 1, 3, 5)
+                       split=0,                       # the data's split (`_repro_data`)
                        ) -> list:
-    "`seed_evaluation` of one model: metrics clean and under dense σ = 0.1, 5 noise draws per training seed."
-    Xtr, Ytr, Xte, Yte, _ = _repro_data(dataset, data_home)
+    "`seed_evaluation` of one model on one split: metrics clean and under dense σ = 0.1, 5 noise draws per training seed."
+    split = check_int("split", split, 0)
+    train_seeds = (split,) if train_seeds is None else train_seeds
+    Xtr, Ytr, Xte, Yte, _ = _repro_data(dataset, data_home, split=split)
     est = ExtendedPLT() if model == "normal" else ExtendedPLT(adversarial=True, sigma=0.05)
     ev = seed_evaluation(est, Xtr, Ytr, Xte, Yte, train_seeds=list(train_seeds), noise_levels=(0, 0.1),
                          k_values=k_values, n_repeats=5)
-    return ev.assign(dataset=dataset, model=model).to_dict("records")
+    return ev.assign(dataset=dataset, model=model, split=split).to_dict("records")
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #cfm0cd01
 def noise_ratio(X,            # scaled training rows (CSR or dense)
@@ -340,7 +345,7 @@ def confirm_frame(rows,     # confirm_cell's records (one frame: dataset, normal
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #12a8c258
 PARTS = ("evaluation", "timing", "sweep", "seed_intervals", "seed_tables", "confirm")
 DEFAULT_PARTS = ("evaluation", "timing")
-SEEDS = tuple(range(10))   # training seeds of the seed intervals; evaluation and timing fit once (seed 0)
+SEEDS = tuple(range(10))   # seed intervals: the splits (split s, training seed s); seed tables: training seeds; evaluation and timing fit once (seed 0)
 SPLITS = (0, 1, 2)         # of the sweep: 0 the official split, 1-2 stratified re-splits (resampled_split)
 UNIT_SEEDS = (0, 1, 2, 3, 4)   # of the sweep: a cell is one split × one seed
 QUICK_SEEDS = 2            # quick: the first two seeds (and the first two splits)
@@ -389,7 +394,9 @@ def _grid(part, sets, seeds, quick, data_home) -> tuple:
     if part == "seed_tables":   # Tables 2-5's k and metrics over the first SEED_TABLE_TRAIN_SEEDS seeds
         return (partial(seed_interval_cell, train_seeds=tuple(seeds)[:SEED_TABLE_TRAIN_SEEDS],
                         data_home=data_home, k_values=(1, 3, 5)), grid)
-    return partial(seed_interval_cell, train_seeds=tuple(seeds), data_home=data_home), grid
+    # seed intervals: a unit is split s with training seed s (0 the official split): independent units, no nested seeds
+    return (partial(seed_interval_cell, train_seeds=None, data_home=data_home),
+            [dict(dataset=d, model=m, split=int(s)) for d in sets for m in ("normal", "adversarial") for s in seeds])
 
 def _split_runs(runs) -> dict:
     "The evaluation cells' records split into their tables (file name -> tidy frame)."
@@ -440,7 +447,9 @@ def _design(parts, sets, seeds, quick, unit_seeds=UNIT_SEEDS) -> dict:
             "noise_levels": [0, 0.01, 0.05, 0.1], "k": [1, 3, 5], "napkinxc_threads": 1,
             "sweep": dict(SWEEP_PROTOCOL, normalizations=list(NORMALIZATIONS), sigmas=list(SWEEP_SIGMAS),
                           splits=list(SPLITS[:2] if quick else SPLITS)),
-            "seed_intervals": {"noise_levels": [0, 0.1], "k": 1, "n_repeats": 5, "adversarial_sigma": 0.05},
+            "seed_intervals": {"noise_levels": [0, 0.1], "k": 1, "n_repeats": 5, "adversarial_sigma": 0.05,
+                               "unit": "split s (0: the official split, s >= 1: resampled_split) with training seed s",
+                               "splits": list(seeds)},
             "seed_tables": {"noise_levels": [0, 0.1], "k": [1, 3, 5], "n_repeats": 5,
                             "adversarial_sigma": 0.05, "train_seeds": list(seeds)[:SEED_TABLE_TRAIN_SEEDS]}}
 
