@@ -94,7 +94,7 @@ def test_noise_sweep_rows(data):
 
 # --- Tables 2-5 over training seeds x noise seeds -------------------------------------------
 def test_seed_tables_part_covers_training_seeds_times_noise_seeds(tmp_path, need_data):
-    """The part `seed_tables` refits per training seed (the first SEED_TABLE_TRAIN_SEEDS of `seeds`) and scores
+    """The part `seed_tables` refits per split s with training seed s (the first SEED_TABLE_TRAIN_SEEDS of `seeds`) and scores
     Tables 2-5's k and metrics under the same five noise draws; refits differ for the adversarial model."""
     from mlxplain.repro.extended_plt import SEED_TABLE_TRAIN_SEEDS, PART_FILES
     need_data("CAL500")
@@ -105,6 +105,7 @@ def test_seed_tables_part_covers_training_seeds_times_noise_seeds(tmp_path, need
     assert len(cells) == 2 * 2 * 5 and set(cells) == {2 * 3 * 3}          # 2 models x 2 seeds x 5 noise draws
     adv = t[(t.model == "adversarial") & (t.metric == "P@k") & (t.sigma == 0.1)].groupby("train_seed").value.mean()
     assert adv.nunique() == 2                                               # the training seed reaches the fit
+    assert (t.train_seed == t.split).all()                                  # a unit: split s with training seed s
     written = pd.read_csv(tmp_path / PART_FILES["seed_tables"][0], dtype={"_version": str, "_run": str})
     meta = json.loads((tmp_path / "meta.json").read_text())   # each row names its code and run; meta.json both
     assert set(written["_run"]) == {meta["started"]} and set(written["_version"]) == {meta["code_version"]["seed_tables"]}

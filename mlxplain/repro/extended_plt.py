@@ -255,7 +255,7 @@ def noise_sweep(dataset,                     # a set `load_split` reads, or a (t
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #ee94755a
 SEED_INTERVAL_SETS = ("CAL500", "yeast")            # the two Mediamill stand-ins
 SEED_TABLE_SETS = ("CAL500", "yeast", "bibtex")     # Tables 2-5 over seeds: the sets that fit in minutes
-SEED_TABLE_TRAIN_SEEDS = 5                          # the first five seeds: 5 training x 5 noise seeds
+SEED_TABLE_TRAIN_SEEDS = 5                          # seed tables: splits 0-4, split s with training seed s, 5 noise seeds
 
 def seed_interval_cell(dataset,                       # a reproduction data set (as `_repro_data` prepares it)
                        model,                         # "normal" or "adversarial" (dense noise, σ = 0.05)
@@ -391,9 +391,9 @@ def _grid(part, sets, seeds, quick, data_home) -> tuple:
                 [dict(dataset=d, normalization=n, split=s, seed=int(k), **SWEEP_PROTOCOL)
                  for d in sets for n in NORMALIZATIONS for s in splits for k in seeds])
     grid = [dict(dataset=d, model=m) for d in sets for m in ("normal", "adversarial")]
-    if part == "seed_tables":   # Tables 2-5's k and metrics over the first SEED_TABLE_TRAIN_SEEDS seeds
-        return (partial(seed_interval_cell, train_seeds=tuple(seeds)[:SEED_TABLE_TRAIN_SEEDS],
-                        data_home=data_home, k_values=(1, 3, 5)), grid)
+    if part == "seed_tables":   # Tables 2-5's k and metrics over the first SEED_TABLE_TRAIN_SEEDS splits, seed s each
+        return (partial(seed_interval_cell, train_seeds=None, data_home=data_home, k_values=(1, 3, 5)),
+                [dict(g, split=int(s)) for g in grid for s in tuple(seeds)[:SEED_TABLE_TRAIN_SEEDS]])
     # seed intervals: a unit is split s with training seed s (0 the official split): independent units, no nested seeds
     return (partial(seed_interval_cell, train_seeds=None, data_home=data_home),
             [dict(dataset=d, model=m, split=int(s)) for d in sets for m in ("normal", "adversarial") for s in seeds])
@@ -451,7 +451,8 @@ def _design(parts, sets, seeds, quick, unit_seeds=UNIT_SEEDS) -> dict:
                                "unit": "split s (0: the official split, s >= 1: resampled_split) with training seed s",
                                "splits": list(seeds)},
             "seed_tables": {"noise_levels": [0, 0.1], "k": [1, 3, 5], "n_repeats": 5,
-                            "adversarial_sigma": 0.05, "train_seeds": list(seeds)[:SEED_TABLE_TRAIN_SEEDS]}}
+                            "adversarial_sigma": 0.05, "splits": list(seeds)[:SEED_TABLE_TRAIN_SEEDS],
+                            "unit": "split s (0: the official split, s >= 1: resampled_split) with training seed s"}}
 
 def _earlier(out_dir) -> dict:
     "The meta.json an earlier `reproduce` wrote to out_dir ({} when there is none in write_meta's format)."
