@@ -375,3 +375,12 @@ def test_leaf_units_are_ten_distinct_splits(need_data):
     assert all(np.isclose(got[m], want[m], rtol=0, atol=1e-12) for m in ("HL", "OE", "RL", "AP"))
     a, b = (E.leaf_sensitivity("emotions", leaves=(1,), seed=s).iloc[0] for s in (1, 2))
     assert a["AP"] != b["AP"]                                          # distinct splits, distinct units
+
+
+def test_verify_table3_recomputes_the_unit_of_its_seed(need_data):
+    "verify_table3(seed=s) recomputes unit s (split s, trees seeded s): rows of both code versions in table3.csv agree."
+    need_data("emotions", "tmc2007-500")
+    v = E.verify_table3(cells=(("emotions", "brdt"), ("emotions", "lasso")), seed=1)   # a row of e58b4c40c258
+    assert v.identical.all(), v
+    v = E.verify_table3(cells=(("tmc2007-500", "brdt"),), seed=2)                      # a row of 948288bd11ab
+    assert v.identical.all(), v

@@ -821,7 +821,7 @@ def verify_table3(out_dir=None,   # results folder with table3.csv (default: res
     if "seed" in cached: cached = cached[cached["seed"] == seed]
     rows = []
     for d, m in cells:
-        new = table3_cell(d, m, seed, data_home)
+        new = table3_cell(d, m, seed, data_home, split=seed, tree_seed=seed)   # unit `seed`: its split and trees
         for r in (new if isinstance(new, list) else [new]):
             old = cached[(cached.dataset == d) & (cached.method == r["method"])]
             if old.empty: raise ValueError(f"table3.csv has no row for dataset={d!r}, method={r['method']!r}")
