@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import mlxplain.repro.fals as E
+from mlxplain.experiments import corrected_resampled_t
 from mlxplain.repro.fals import cv_metrics, wilcoxon_pairs
 
 torch.set_num_threads(1)
@@ -311,22 +312,22 @@ def test_cv_seed_reaches_fals_and_the_trees(need_data):
 
 def test_corrected_resampled_t_by_hand_and_against_scipy():
     from scipy import stats
-    r = E.corrected_resampled_t([1.0, 2.0, 3.0, 4.0], 1 / 9)    # mean 2.5, s^2 = 5/3, J = 4
+    r = corrected_resampled_t([1.0, 2.0, 3.0, 4.0], 1 / 9)    # mean 2.5, s^2 = 5/3, J = 4
     se = np.sqrt((1 / 4 + 1 / 9) * 5 / 3)
     assert r["se"] == pytest.approx(se) and r["t"] == pytest.approx(2.5 / se) and (r["n"], r["df"]) == (4, 3)
     assert r["p"] == pytest.approx(2 * stats.t.sf(2.5 / se, 3))
     x = np.random.default_rng(0).normal(0.02, 0.03, 10)
-    assert E.corrected_resampled_t(x, 0)["p"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue, rel=1e-10)
-    assert E.corrected_resampled_t(x, 1 / 9)["t"] == pytest.approx(stats.ttest_1samp(x, 0).statistic * np.sqrt(0.1 / (0.1 + 1 / 9)))
-    assert E.corrected_resampled_t(x, 1 / 9)["p"] > stats.ttest_1samp(x, 0).pvalue
-    assert E.corrected_resampled_t(-x, 1 / 9, "less")["p"] == pytest.approx(E.corrected_resampled_t(x, 1 / 9, "greater")["p"])
-    assert E.corrected_resampled_t([0.0, 0.0, 0.0], 1 / 9)["p"] == 1.0
-    assert E.corrected_resampled_t([0.2, 0.2], 1 / 9)["p"] == 0.0
+    assert corrected_resampled_t(x, 0)["p"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue, rel=1e-10)
+    assert corrected_resampled_t(x, 1 / 9)["t"] == pytest.approx(stats.ttest_1samp(x, 0).statistic * np.sqrt(0.1 / (0.1 + 1 / 9)))
+    assert corrected_resampled_t(x, 1 / 9)["p"] > stats.ttest_1samp(x, 0).pvalue
+    assert corrected_resampled_t(-x, 1 / 9, "less")["p"] == pytest.approx(corrected_resampled_t(x, 1 / 9, "greater")["p"])
+    assert corrected_resampled_t([0.0, 0.0, 0.0], 1 / 9)["p"] == pytest.approx(1.0, abs=1e-12)   # no spread, no difference
+    assert corrected_resampled_t([0.2, 0.2], 1 / 9)["p"] == pytest.approx(0.0, abs=1e-12)   # no spread, a difference
     for bad, match in (([1.0], "at least 2"), ([[1.0, 2.0]], "1-D"), ([1.0, np.inf], "infinite"), ("ab", "numbers")):
-        with pytest.raises((TypeError, ValueError), match=match): E.corrected_resampled_t(bad, 1 / 9)
-    with pytest.raises(ValueError, match="test_train_ratio"): E.corrected_resampled_t(x, -0.1)
-    with pytest.raises(TypeError, match="test_train_ratio"): E.corrected_resampled_t(x, "1/9")
-    with pytest.raises(ValueError, match="alternative"): E.corrected_resampled_t(x, 1 / 9, "both")
+        with pytest.raises((TypeError, ValueError), match=match): corrected_resampled_t(bad, 1 / 9)
+    with pytest.raises(ValueError, match="test_train_ratio"): corrected_resampled_t(x, -0.1)
+    with pytest.raises(TypeError, match="test_train_ratio"): corrected_resampled_t(x, "1/9")
+    with pytest.raises(ValueError, match="alternative"): corrected_resampled_t(x, 1 / 9, "both")
 
 
 def test_fals_fams_over_folds_use_the_corrected_t_with_holm():

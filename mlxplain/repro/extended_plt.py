@@ -77,6 +77,8 @@ def _repro_data(name, data_home=None, random_state=0,
     "Train/test CSR matrices of a reproduction set, scaled/subsampled as documented, and a provenance dict."
     max_tr, max_te = _REPRO.get(name, (None, None))
     rng = np.random.default_rng(random_state)
+    if name == "imdb" and split:
+        raise ValueError(f"split={split!r}: imdb has no fixed rows to re-split (a unit is a subsample drawn with random_state)")
     if name == "imdb":   # 120,919 rows and no official split: subsample first, then stratified split
         ds = load(name, data_home=data_home)
         ds = ds.subset(np.sort(rng.choice(ds.n_samples, size=(max_tr or 0) + (max_te or 0), replace=False)))
@@ -345,7 +347,7 @@ def confirm_frame(rows,     # confirm_cell's records (one frame: dataset, normal
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #12a8c258
 PARTS = ("evaluation", "timing", "sweep", "seed_intervals", "seed_tables", "confirm")
 DEFAULT_PARTS = ("evaluation", "timing")
-SEEDS = tuple(range(10))   # seed intervals: the splits (split s, training seed s); seed tables: training seeds; evaluation and timing fit once (seed 0)
+SEEDS = tuple(range(10))   # seed intervals and tables: the splits (split s, training seed s); evaluation and timing fit once
 SPLITS = (0, 1, 2)         # of the sweep: 0 the official split, 1-2 stratified re-splits (resampled_split)
 UNIT_SEEDS = (0, 1, 2, 3, 4)   # of the sweep: a cell is one split × one seed
 QUICK_SEEDS = 2            # quick: the first two seeds (and the first two splits)

@@ -15,13 +15,13 @@ from torch import nn
 from sklearn.tree import DecisionTreeClassifier
 from ..fals import (FALS, RFSelector, LassoSelector, LIFT, tlp_scores, tlp_mean_gradient, jaccard,
                            restricted_spearman, train_tlp)
-from ..checks import check_X, check_Y, check_k, check_int, check_float, check_choice, check_vector
+from ..checks import check_X, check_Y, check_k, check_int, check_float
 from ..data import load, load_split, train_test_split, kfold, registry
 from ..learners import LabelSpecificBR
 from ..experiments import run_grid, results_dir, atomic_write_csv, write_meta, read_meta, META_FORMAT
 from ..experiments import check_parts, check_datasets, check_seeds, confirm_part, resampled_split
 from .. import metrics as M
-from ..experiments import datasets_by_part, scratch_dir, keep_other_rows, holm, confirm_sets
+from ..experiments import datasets_by_part, scratch_dir, keep_other_rows, holm, confirm_sets, corrected_resampled_t
 
 # %% auto #0
 __all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABLE3_SETS', 'SMALL_SETS', 'FIG34_SETS',
@@ -31,8 +31,8 @@ __all__ = ['PARTS', 'DEFAULT_PARTS', 'SEEDS', 'PART_SEEDS', 'QUICK_SEEDS', 'TABL
            'CV_FOLDS', 'CV_METRICS', 'HIGHER_BETTER', 'paper_table3', 'paper_table4', 'evaluate', 'table3_cell',
            'variants_cell', 'variants_experiment', 'k_sweep', 'hidden_sweep', 'mlp', 'autograd_scores',
            'architecture_sweep', 'leaf_sensitivity', 'leaf_test', 'scale_cell', 'paper_cv_tables', 'cv_metrics',
-           'cv_fold', 'corrected_resampled_t', 'fold_pairs', 'wilcoxon_pairs', 'load_result', 'seed_stats',
-           'paired_test', 'confirm_cell', 'confirm_frame', 'reproduce', 'verify_table3']
+           'cv_fold', 'fold_pairs', 'wilcoxon_pairs', 'load_result', 'seed_stats', 'paired_test', 'confirm_cell',
+           'confirm_frame', 'reproduce', 'verify_table3']
 
 # %% ../../nbs/10a_fals_experiments.ipynb #9c008322
 PARTS = ("table3", "variants", "ksweep", "hidden", "arch", "leaf", "cv", "scale", "confirm")
@@ -364,7 +364,6 @@ def leaf_test(df,             # leaf_sensitivity rows: dataset, split, min_sampl
              ) -> pd.DataFrame:
     """metric(min leaf a) − metric(min leaf b) per data set by a paired t over its splits (n = distinct splits, each
     one unit), Holm over the sets: dataset, n, estimate, se, p, p_holm, verdict."""
-    from scipy import stats
     alpha = check_float("alpha", alpha, 0, 1, closed="neither")
     missing = [c for c in ("dataset", "split", "min_samples_leaf", metric) if c not in df]
     if missing: raise ValueError(f"df lacks the column(s) {missing}: leaf_sensitivity's rows have them")
@@ -374,10 +373,8 @@ def leaf_test(df,             # leaf_sensitivity rows: dataset, split, min_sampl
     for d, g in df.groupby("dataset", sort=False):
         w = g.pivot(index="split", columns="min_samples_leaf", values=metric).dropna()
         if a not in w or b not in w or len(w) < 2: continue
-        x = (w[a] - w[b]).to_numpy()
-        if np.ptp(x) <= 1e-12: p = 1.0 if abs(x[0]) <= 1e-12 else 0.0   # the same change on every split
-        else: p = float(stats.ttest_1samp(x, 0).pvalue)
-        rows.append({"dataset": d, "n": len(x), "estimate": float(x.mean()), "se": float(stats.sem(x)), "p": p})
+        r = corrected_resampled_t((w[a] - w[b]).to_numpy(), 0)   # ratio 0: the plain paired t over independent splits
+        rows.append({"dataset": d, **{k: r[k] for k in ("n", "estimate", "se", "p")}})
     out = pd.DataFrame(rows, columns=["dataset", "n", "estimate", "se", "p"])
     out["p_holm"] = holm(out["p"].to_numpy())
     out["verdict"] = np.where(out["p_holm"] >= alpha, "no significant difference",
@@ -464,27 +461,6 @@ def _cv_cell(dataset, fold, n_splits, seed, data_home=None):
     except Exception as e: return {"error": f"{type(e).__name__}: {e}"}
 
 # %% ../../nbs/10a_fals_experiments.ipynb #cvt0cd01
-def corrected_resampled_t(d,                        # the differences a − b, one per fold (or resample); at least 2
-                          test_train_ratio,         # n_test / n_train of one fold: 1/9 for 10-fold CV (0: the plain t)
-                          alternative="two-sided",  # "two-sided", "greater" (mean of d > 0) or "less"
-                         ) -> dict:
-    """Nadeau and Bengio's (2003) corrected resampled t-test of mean(d) = 0 over J folds or resamples whose training
-    sets overlap: t = mean(d) / sqrt((1/J + test_train_ratio) · s²) on J − 1 degrees of freedom. Returns n (= J),
-    estimate (mean of d), se (the corrected standard error), t, df and p."""
-    from scipy import stats
-    d = check_vector("d", d, "differences")
-    if d.size < 2: raise ValueError(f"d has {d.size} entry: the test needs at least 2 differences")
-    r = check_float("test_train_ratio", test_train_ratio, 0, None, closed="left")
-    alternative = check_choice("alternative", alternative, ("two-sided", "greater", "less"))
-    n, m = d.size, float(d.mean())
-    se = math.sqrt((1 / n + r) * d.var(ddof=1))
-    if np.ptp(d) <= 1e-12 * max(1.0, float(np.abs(d).max())):   # the same difference in every fold
-        se, t = 0.0, (0.0 if abs(m) <= 1e-12 else math.copysign(math.inf, m))
-    else: t = m / se
-    p = {"two-sided": 2 * stats.t.sf(abs(t), n - 1), "greater": stats.t.sf(t, n - 1),
-         "less": stats.t.cdf(t, n - 1)}[alternative]
-    return {"n": n, "estimate": m, "se": se, "t": t, "df": n - 1, "p": float(min(p, 1.0))}
-
 def fold_pairs(df,                 # tidy results, one row per (group, fold, method): `by`, "fold", `col`, the metrics
                col, a, b,          # compare rows with df[col] == a against df[col] == b
                metrics=CV_METRICS,
