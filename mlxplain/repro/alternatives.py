@@ -1048,7 +1048,8 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
                         units[["dataset", "fold", "k", "objective"]].itertuples(index=False)]}
     facts = {"design": design, "n_records": int(len(df)), "wall_s": round(float(units.cell_wall_s.sum()), 1),
              "cpu_s": round(float(units.cell_cpu_s.sum()), 1)}
-    write_design_meta(out_dir, {"paper": facts}, design["folds"], started=None)
+    write_design_meta(out_dir, {"paper": facts}, [PAPER_RUN_DESIGN["random_state"]], started=None)
+
     return df
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a4c1cfa4
@@ -1091,13 +1092,14 @@ def _reproduce_design(out_dir=None,   # results folder (default: results_dir("al
         results[part], facts[part] = _run_part(part, sets, units[part], out_dir, data_home, n_jobs, scheduler, run,
                                                paper_slice if part == "paper" else None)
 
-    if facts: write_design_meta(out_dir, facts, sorted({s for p in facts for s in units[p]}), started=started,
-                                scheduler=scheduler, n_jobs=n_jobs, quick=quick)
+    r = REPRO_DESIGN["random_state"]   # the random_state values run: r + s for the subset part's split s, r for the paper's
+    seeds = sorted(({r + s for s in units["subset"]} if "subset" in facts else set()) | ({r} if "paper" in facts else set()))
+    if facts: write_design_meta(out_dir, facts, seeds, started=started, scheduler=scheduler, n_jobs=n_jobs, quick=quick)
     return results
 
 def write_design_meta(out_dir,   # the results folder
                       facts,     # {part: its facts}: design (with datasets), n_records, wall_s, cpu_s
-                      folds,     # the units (subset) or folds (paper) run
+                      seeds,     # the random_state values of the runs (subset: 25 + s; paper: 25)
                       *, started, scheduler=None, n_jobs=1, quick=False):
     """meta.json for the design parts in `facts`; another part's record from an earlier call stays, and the code
     versions and runs are those the parts' records carry (`row_provenance`)."""
@@ -1108,13 +1110,13 @@ def write_design_meta(out_dir,   # the results folder
     versions, runs = row_provenance(out_dir, {p: [result_file("records", p)] for p in facts},
                                     earlier.get("code_version") or {}, earlier.get("runs") or {})
     used = [d for d in PAPER_DATASETS if any(d in f["datasets"] for f in per("design").values())]
-    write_meta(out_dir, chapter="alternatives", seeds=folds, design=per("design"), datasets=used,
+    write_meta(out_dir, chapter="alternatives", seeds=seeds, design=per("design"), datasets=used,
                scheduler=scheduler, n_jobs=n_jobs, started=started, finished=time.time(),
                code_version=versions, runs=runs, files={p: [result_file("records", p)] for p in per("design")},
                quick=quick, paper=PAPER_DESIGN,
-               seeds_are={"subset": _SUBSET_UNIT,
-                          "paper": "fold indices (0-based) of one stratified 5-fold split (kfold, random_state=0), "
-                                   "random_state 25"},
+               seeds_are={"subset": "random_state 25 + s of unit s (" + _SUBSET_UNIT + ")",
+                          "paper": "random_state 25, the paper's one seed; its replicates are the folds design.paper.folds"},
+
 
                n_records=per("n_records"), wall_s=per("wall_s"), cpu_s=per("cpu_s"),
                note_timing="cached cells (same code version) are read, not rerun: the times cover new cells")
