@@ -38,7 +38,10 @@ def test_reproduce_rejects_unknown_parts_data_sets_and_seeds(tmp_path):
     with pytest.raises(ValueError, match="seeds=.*0..4"): reproduce(tmp_path, parts=["paper"], seeds=[5])
     with pytest.raises(ValueError, match="seeds="): reproduce(tmp_path, seeds=[True])
     with pytest.raises(ValueError, match="datasets=.*backache"): reproduce(tmp_path, parts="confirm", datasets=["spect"])
-    with pytest.raises(ValueError, match="seeds=.*0..4"): reproduce(tmp_path, parts="confirm", seeds=[5])
+    with pytest.raises(ValueError, match="seeds=.*CONFIRM_SPLITS"): reproduce(tmp_path, parts="confirm", seeds=[5])
+    with pytest.raises(ValueError, match="seeds=.*SUBSET_SPLITS"): reproduce(tmp_path, seeds=[-1])
+    from mlxplain.repro.alternatives import reproduce_paper_slice
+    with pytest.raises(ValueError, match="paper_slice=.*unknown"): reproduce_paper_slice(tmp_path, cells=[(7, "MI")])
     assert not list(tmp_path.iterdir())   # nothing written
 
 
@@ -67,7 +70,7 @@ def test_quick_reproduction_writes_tables_and_meta(tmp_path, need_data):
     for name in ("records", "table3", "table4", "table5", "table6", "fig1_mcc", "within_runs"):
         assert (q / f"{name}.csv").exists(), name
     meta = read_meta(q)
-    assert meta["seeds"] == [0] and meta["design"]["subset"]["datasets"] == QUICK_DATASETS
+    assert meta["seeds"] == [25] and meta["design"]["subset"]["datasets"] == QUICK_DATASETS   # random_state 25 + split 0
 
 
 # a scaled-down paper design: two k, sequential a beyond the simultaneous a, the wrapper's simultaneous search
@@ -261,21 +264,98 @@ def test_projection_on_toy_units_scales_with_size_and_workers():
         assert s.wall_h.iloc[-1] == pytest.approx(s.longest_unit_h.iloc[-1])
 
 
-def test_committed_paper_costs_and_projection_match_the_slice(need_data):
-    "paper_cell_costs.csv and the projection tables are what the functions make of records_paper.csv."
+def test_committed_projection_is_recomputed_from_the_measured_units(need_data):
+    """paper_units.csv, paper_cell_costs.csv, the projection tables and the slice costs are what write_projection makes
+    of the committed measured units (paper_probe_records.csv); each unit says how it was measured."""
     import io
+    import re
     import pandas as pd
-    from mlxplain.repro.alternatives import cell_costs, paper_sizes, project_paper_design
-    rec = load_results("records", "paper")
-    if rec is None: pytest.skip("no records_paper.csv")
+    from mlxplain.repro.alternatives import (cell_costs, paper_sizes, project_paper_design, stitch_probes, unit_costs,
+                                             paper_slice_costs, PAPER_UNIT, PAPER_SLICE)
+    probes = load_results("paper_probe_records")
+    assert probes is not None
     need_data(*PAPER_DATASETS)
-    sizes = paper_sizes()
     same = lambda a, b: pd.testing.assert_frame_equal(a, pd.read_csv(io.StringIO(b.to_csv(index=False))), check_dtype=False)
-    same(load_results("paper_cell_costs", "subset"), cell_costs(rec, dict(zip(sizes.dataset, sizes.n_samples))))
-    units, summary = project_paper_design(rec, sizes)
-    same(load_results("paper_projection", "subset"), summary)
-    same(load_results("paper_projection_units", "subset"), units)
+    how = probes.groupby(PAPER_UNIT, sort=False).measured.first().reset_index()
+    assert all(m == "full unit" or re.fullmatch(r"\d+ of \d+ τ, stitched", m) for m in how.measured)
+    records, sizes = stitch_probes(probes), paper_sizes()
+    same(load_results("paper_units"), unit_costs(records).merge(how, on=PAPER_UNIT))
+    same(load_results("paper_cell_costs"), cell_costs(records, dict(zip(sizes.dataset, sizes.n_samples))))
+    units, summary = project_paper_design(records, sizes)
+    same(load_results("paper_projection"), summary)
+    same(load_results("paper_projection_units"), units)
+    same(load_results("paper_slice_costs"), paper_slice_costs(units))
     assert summary.groupby("scenario").units.first().eq(30 * 5 * 2 * 5).all()
+    sl = load_results("paper_slice_costs").set_index("cells")
+    assert sl.units.tolist() == [90, 150, 180] and sl.data_sets.eq(30).all()   # fold 0 of every set, PAPER_SLICE second
+    assert sl.index[1] == "k = 5: FCBF, Model Gain, MI; k = 10: FCBF, Model Gain" and len(PAPER_SLICE) == 5
+
+
+def test_paper_slice_run_grid_is_the_designs(tmp_path, monkeypatch):
+    """reproduce_paper_slice() (the part paper of reproduce, restricted) hands run_grid the slice the design names: fold 0
+    of all 30 sets, the five (k, objective) cells of PAPER_SLICE, every data set before the next cell."""
+    import mlxplain.repro.alternatives as A
+
+    class Sent(Exception): pass
+    def fake(func, grid, **kw): raise Sent(grid)
+    monkeypatch.setattr(A, "run_grid", fake)
+    with pytest.raises(Sent) as e: A.reproduce_paper_slice(tmp_path)
+    grid = e.value.args[0]
+    assert len(grid) == 150 and {g["fold"] for g in grid} == {0} and {g["dataset"] for g in grid} == set(PAPER_DATASETS)
+    cells = list(dict.fromkeys((g["k"], A._OBJ_NAMES[g["objective"]]) for g in grid))
+    assert cells == list(A.PAPER_SLICE)   # cheapest first, each over all 30 sets before the next
+    assert [g["dataset"] for g in grid[:30]] == PAPER_DATASETS
+    with pytest.raises(Sent) as e: A.reproduce(tmp_path, parts=["paper"])
+    assert len(e.value.args[0]) == 1500   # without a slice: the whole design
+
+
+def test_subset_units_are_independent_splits_not_folds_of_one_partition(tmp_path, monkeypatch):
+    """The subset part's unit s is fold 0 of the stratified 5-fold partition random_state = s, seeded 25 + s (unit 0: the
+    paper's): so says the grid reproduce hands run_grid, the cell, and the committed records; folds 1-4 of a partition
+    share its fold 0's training rows and are never units of their own."""
+    from types import SimpleNamespace
+    import numpy as np
+    import mlxplain.repro.alternatives as A
+
+    class Sent(Exception): pass
+    def fake(func, grid, **kw): raise Sent(func, grid)
+    monkeypatch.setattr(A, "run_grid", fake)
+    with pytest.raises(Sent) as e: A.reproduce(tmp_path, parts=["subset"])
+    cell, grid = e.value.args
+    assert grid == {"split": list(A.SUBSET_SPLITS), "dataset": list(A.REPRO_DATASETS)} and len(A.SUBSET_SPLITS) == 10
+    seen = []
+    def kfold(ds, n_splits, random_state):
+        seen.append(random_state)
+        return [(np.arange(8), np.arange(8, 10))] * n_splits
+    monkeypatch.setattr(A, "load", lambda name, data_home=None: SimpleNamespace(X=np.zeros((10, 3)), y=np.arange(10) % 2))
+    monkeypatch.setattr(A, "kfold", kfold)
+    monkeypatch.setattr(A, "_timed_searches", lambda data, base, k, o, taus, D: [dict(base, objective=o, used=D["random_state"])])
+    rows = cell(dataset="d", split=3)
+    assert seen == [3] and {(r["split"], r["fold"], r["seed"], r["used"]) for r in rows} == {(3, 0, 28, 28)}
+    rec = load_results("records")   # the committed units
+    meta = load_provenance("subset")
+    assert (rec.fold == 0).all() and (rec.seed == 25 + rec.split).all()
+    assert rec.groupby("dataset").split.agg(lambda s: sorted(set(s))).map(lambda s: s == meta["splits"]).all()
+
+
+def test_statement_verdicts_count_independent_splits_not_folds():
+    """The paper's statements are tested per data set over its splits: runs of several folds inside one split make one
+    unit, so n counts splits (4), never folds (8); the committed verdicts' n is the number of splits of each set."""
+    import numpy as np
+    import pandas as pd
+    from mlxplain.repro.alternatives import sequential_slopes, slope_verdicts, statement_verdicts, UNIT
+    rng = np.random.default_rng(0)
+    rows = [{"dataset": "d", "split": s, "fold": f, "k": 5, "objective": "MI", "search": "seq.", "a": 5, "tau": t,
+             "set": i, "train_objective": 1 - t * i / 10 + rng.normal(0, 0.01), "test_objective": 1 - t * i / 40,
+             "test_mcc": 0.5} for s in range(4) for f in range(2) for t in (0.2, 0.6, 1.0) for i in range(6)]
+    v = slope_verdicts(sequential_slopes(pd.DataFrame(rows), by=UNIT))
+    assert (v.n == 4).all() and (v.estimate < 0).all()
+    rec = load_results("records")
+    sv = statement_verdicts(load_results("figure4"), rec, load_results("within_runs"), load_results("fig1_mcc"))
+    splits = rec.groupby("dataset").split.nunique()
+    every = sv[sv.direction == "every run"]
+    assert (sv.n <= sv.dataset.map(splits)).all() and (every.n == every.dataset.map(splits)).all() and (splits == 10).all()
+    assert sv.p_holm.notna().sum() == sv.p.notna().sum() > 0
 
 
 def test_claims_table_shows_less_than_as_text():

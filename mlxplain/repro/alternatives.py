@@ -14,31 +14,36 @@ from importlib.resources import files
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, wilcoxon
+from scipy.stats import kendalltau, ttest_1samp
 from ..alternatives import (AlternativeFeatureSelector, tree_mcc, greedy_balancing, greedy_replacement,
                                    max_overlap)
 from ..checks import check_choice, check_bool, check_n_jobs
 from ..data import load, kfold
 from ..plots import paper_vs_ours
 from ..experiments import (run_grid, write_meta, read_meta, results_dir, atomic_write_csv, row_provenance,
-                                  confirm_part, scratch_dir, read_cache, confirm_sets)
+                                  confirm_part, scratch_dir, read_cache, confirm_sets, holm)
 
 # %% auto #0
-__all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'DESIGN_PARTS', 'PARTS', 'DEFAULT_PARTS', 'REPRO_DESIGN',
-           'PAPER_DATASETS', 'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLES', 'FIGURE4_PAIRS',
-           'STATUSES', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_KIND', 'PAPER_UNIT', 'paper_table',
-           'summarize', 'within_run_stats', 'result_file', 'load_results', 'load_provenance', 'figure4_gaps',
-           'figure4_verdicts', 'within_run_verdicts', 'sequential_slopes', 'slope_verdicts', 'figure1_verdicts',
-           'findings_table', 'status_shares', 'paper_share_range', 'table3_same_a', 'table4_same_objectives',
-           'heuristic_not_solved', 'confirm_cell', 'confirm_frame', 'claims_table', 'comparable_tables', 'solver_runs',
-           'unit_costs', 'cell_costs', 'paper_sizes', 'lpt_makespan', 'project_paper_design', 'write_projection',
-           'write_paper_slice', 'write_design_meta', 'reproduce']
+__all__ = ['REPRO_DATASETS', 'QUICK_DATASETS', 'DATASETS', 'SEEDS', 'SUBSET_SPLITS', 'DESIGN_PARTS', 'PARTS', 'DEFAULT_PARTS',
+           'REPRO_DESIGN', 'PAPER_DATASETS', 'PAPER_RUN_DESIGN', 'PAPER_DESIGN', 'PART_DATASETS', 'PAPER_TABLES',
+           'UNIT', 'ALPHA', 'FIGURE4_PAIRS', 'STATUSES', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS',
+           'CONFIRM_KIND', 'PAPER_SLICE', 'PAPER_UNIT', 'PAPER_PROBES', 'paper_table', 'summarize', 'within_run_stats',
+           'result_file', 'load_results', 'load_provenance', 'unit_test_rows', 'unit_count_rows', 'judge_units',
+           'figure4_gaps', 'figure4_verdicts', 'within_run_verdicts', 'sequential_slopes', 'slope_verdicts',
+           'figure1_verdicts', 'statement_verdicts', 'unit_table', 'findings_table', 'status_shares',
+           'paper_share_range', 'table3_same_a', 'table4_same_objectives', 'heuristic_not_solved', 'confirm_cell',
+           'confirm_frame', 'claims_table', 'comparable_tables', 'paper_grid', 'solver_runs', 'unit_costs',
+           'cell_costs', 'paper_sizes', 'lpt_makespan', 'project_paper_design', 'paper_slice_costs', 'write_projection',
+           'measure_paper_unit', 'measure_paper_probes', 'stitch_probes', 'write_paper_slice', 'write_design_meta',
+           'reproduce', 'reproduce_paper_slice']
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #b02ed296
 REPRO_DATASETS = ["hepatitis", "house_votes_84", "spect", "credit_a"]
 QUICK_DATASETS = ["hepatitis"]
 DATASETS = REPRO_DATASETS  # the default part's data sets
-SEEDS = (0, 1, 2, 3, 4)  # the replicates are the folds of one 5-fold split: `seeds` selects folds
+SEEDS = (0, 1, 2, 3, 4)  # the paper part's folds of its one 5-fold partition (random_state=0): `seeds` selects them
+SUBSET_SPLITS = tuple(range(10))  # the subset part's independent units: split s = fold 0 of partition s, seed 25 + s
+
 DESIGN_PARTS = ("subset", "paper")  # REPRO_DESIGN on REPRO_DATASETS; PAPER_RUN_DESIGN on PAPER_DATASETS
 PARTS = DESIGN_PARTS + ("confirm",)  # confirm: the claims on held-out sets (in a folder of its own)
 DEFAULT_PARTS = ("subset",)
@@ -200,19 +205,23 @@ def _timed_searches(data, base, k, objective, taus, D) -> list:
     cost = {"cell_wall_s": time.perf_counter() - t0, "cell_cpu_s": time.process_time() - c0}
     return [{**r, **cost} for r in rows]
 
-def _repro_cell(dataset, fold, data_home=None, design=None, k=None, objective=None) -> list:
-    """All searches of one (data set, fold) cell, or of its unit at one `k` and `objective`; one
-    record per feature set. `cell_wall_s`/`cell_cpu_s`: seconds of the record's (data set, fold, k,
-    objective)."""
+def _repro_cell(dataset, fold=0, data_home=None, design=None, k=None, objective=None, split=0) -> list:
+    """All searches of one (data set, split, fold) cell, or of its unit at one `k` and `objective`; one
+    record per feature set. The cell is fold `fold` of the stratified 5-fold partition with random_state =
+    `split`, every random choice (MI estimator, trees) seeded by the design's random_state + `split` (split 0:
+    the paper's partition and seed 25). `cell_wall_s`/`cell_cpu_s`: seconds of the record's (data set, split,
+    fold, k, objective)."""
     D = {**REPRO_DESIGN, **(design or {})}
+    D["random_state"] += split
     ds = load(dataset, data_home=data_home)
     X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y).astype(int)
-    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=0)[fold]
+    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=split)[fold]
     data, rows = (X[tr], y[tr], X[te], y[te]), []
     ks, objectives = _cell_keys(D)
     ks, objectives = ks if k is None else [k], objectives if objective is None else [objective]
     for kk in ks:
-        base = dict(dataset=dataset, fold=fold, k=kk, n_features=X.shape[1])
+        base = dict(dataset=dataset, split=split, fold=fold, seed=D["random_state"], k=kk, n_features=X.shape[1])
+
         taus = _design_taus(D["taus"], kk)
         for obj in objectives:
             rows += _timed_searches(data, base, kk, obj, taus, D)
@@ -240,17 +249,22 @@ def _status_tables(d, once, a_cov):
     return t3, t4
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #0e2757ad
+def _with_split(df: pd.DataFrame) -> pd.DataFrame:
+    "Records with their unit's `split` (records of the paper's one partition, written before it existed: split 0)."
+    return df if "split" in df else df.assign(split=0)
+
 def summarize(df: pd.DataFrame) -> dict:  # the per-feature-set records of reproduce
+
     "Our versions of Tables 3–6 and Figure 1, each next to the paper's numbers with the delta."
-    d = df[df.k == 5]
+    d = _with_split(df[df.k == 5])
     # each feature set once: sequential rows from the longest prefix, simultaneous/heuristic runs as they are
-    longest = d.groupby(["dataset", "fold", "objective"]).a.transform("max")
+    longest = d.groupby(["dataset", "split", "fold", "objective"]).a.transform("max")
     seq_full = d[(d.search == "seq.") & (d.a == longest)]
     once = pd.concat([seq_full, d[d.search != "seq."]])
     a_cov = (d.groupby(["objective", "search"]).a.agg(lambda s: f"{s.min()}-{s.max()}").rename("a (ours)")
              .reset_index())
     t3, t4 = _status_tables(d, once, a_cov)
-    runs = once.drop_duplicates(["dataset", "fold", "objective", "search", "a", "tau"])
+    runs = once.drop_duplicates(["dataset", "split", "fold", "objective", "search", "a", "tau"])
     seq_times = seq_full.groupby(["objective"]).time.mean().rename("seq.")
     other = runs[runs.search != "seq."].groupby(["objective", "search"]).time.mean().unstack()
     ours5 = pd.concat([seq_times, other], axis=1).reset_index().melt("objective", var_name="search",
@@ -269,8 +283,8 @@ def summarize(df: pd.DataFrame) -> dict:  # the per-feature-set records of repro
 
 def within_run_stats(df: pd.DataFrame, objective="Model Gain", k=5) -> pd.DataFrame:
     "Figures 2–3: std and mean of train/test objective and test MCC within runs (where all found all sets)."
-    d = df[(df.objective == objective) & (df.k == k)]
-    key = ["dataset", "fold", "tau", "a"]
+    d = _with_split(df[(df.objective == objective) & (df.k == k)])
+    key = ["dataset", "split", "fold", "tau", "a"]
     ok = d.groupby(key + ["search"]).train_objective.apply(lambda s: s.notna().all()).unstack().all(axis=1)
     d = d.set_index(key).loc[ok[ok].index].reset_index()
     g = d.groupby(key + ["search"])[["train_objective", "test_objective", "test_mcc"]]
@@ -313,10 +327,45 @@ def load_provenance(part="subset", out_dir=None) -> dict | None:
           f"run `mlxplain reproduce alternatives --parts {part}`")
     return None
 
+# %% ../../nbs/40a_alternatives_experiments.ipynb #unitvd01
+UNIT = ["dataset", "split"]   # a unit of the subset part: one independent split of a set (SUBSET_SPLITS)
+ALPHA = 0.05                  # a test holds on a set where its Holm p is below ALPHA, with the stated sign
+_TEST_COLS = ["statement", "comparison", "dataset", "n", "estimate", "se", "p", "direction", "runs", "breaking"]
+
+def _t_p(x) -> float:
+    "Two-sided p of the one-sample t-test of `x` against 0 (the paired t of the differences `x`); NaN below 2 values."
+    x = np.asarray(x, dtype=float)
+    if len(x) < 2: return np.nan
+    if np.all(np.abs(x) < 1e-12) or np.ptp(x) < 1e-12: return float(np.all(np.abs(x) < 1e-12))  # all 0: 1; constant: 0
+    return float(ttest_1samp(x, 0.0).pvalue)
+
+def unit_test_rows(values: pd.Series,  # one value per unit (index: dataset, split): the difference a statement is about
+                   statement: str, comparison: str = "", direction: str = "greater") -> pd.DataFrame:  # or 'less'
+    "Per data set the paired t-test over its units: n (units with a value), mean, SE and two-sided p."
+    check_choice("direction", direction, ("greater", "less"))
+    return pd.DataFrame([dict(statement=statement, comparison=comparison, dataset=d, n=len(v), estimate=v.mean(),
+                              se=v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan, p=_t_p(v), direction=direction)
+                         for d, v in values.dropna().groupby(level="dataset", sort=False)], columns=_TEST_COLS)
+
+def unit_count_rows(breaking: pd.Series, runs: pd.Series,  # per unit: the runs that break a statement, the runs read
+                    statement: str, comparison: str = "") -> pd.DataFrame:
+    "Per data set a statement about every run, counted over its units (no test): the runs, and those that break it."
+    both = pd.concat({"runs": runs, "breaking": breaking}, axis=1).fillna(0)
+    return pd.DataFrame([dict(statement=statement, comparison=comparison, dataset=d, n=len(g), direction="every run",
+                              runs=int(g.runs.sum()), breaking=int(g.breaking.sum()))
+                         for d, g in both[both.runs > 0].groupby(level="dataset", sort=False)], columns=_TEST_COLS)
+
+def judge_units(rows: pd.DataFrame) -> pd.DataFrame:  # unit_test_rows and unit_count_rows of one section
+    """Holm over every test of `rows` (the section's calls); a test holds on its set where its Holm p < ALPHA with the
+    stated sign, a count where no run breaks the statement."""
+    out = rows.reset_index(drop=True).assign(p_holm=lambda d: holm(d.p))
+    sign = np.where(out.direction == "greater", out.estimate > 0, out.estimate < 0)
+    return out.assign(holds=np.where(out.direction == "every run", out.breaking == 0, (out.p_holm < ALPHA) & sign))
+
 # %% ../../nbs/40a_alternatives_experiments.ipynb #f4gaps01
 FIGURE4_PAIRS = (("sim. (min)", "bal."), ("seq.", "rep."))  # (solver-based, heuristic) search of Figure 4
 _F4_SEARCHES = ("sim. (min)", "sim. (sum)", "bal.", "seq.", "rep.")  # what the paper's filter looks at
-_RUN = ["dataset", "fold", "objective", "k", "tau", "a"]  # one search run, given its search
+_RUN = ["dataset", "split", "fold", "objective", "k", "tau", "a"]  # one search run, given its search
 
 def figure4_gaps(records: pd.DataFrame,  # the per-feature-set records of reproduce
                  exclude: str = "setting",  # 'setting' (the paper's filter) or 'run' (incomplete pairs only)
@@ -326,7 +375,9 @@ def figure4_gaps(records: pd.DataFrame,  # the per-feature-set records of reprod
     objective, k, tau) when any of the five searches misses a set at any a, as the paper does, 'run'
     drops only the (run, a) pairs where one of the two compared searches misses a set."""
     check_choice("exclude", exclude, ("setting", "run"))
+    records = _with_split(records)
     d = records[(records.k == k) & records.objective.isin(objectives) & records.search.isin(_F4_SEARCHES)]
+
     runs = d.groupby(_RUN + ["search"]).train_objective.agg(["mean", "count"]).reset_index()
     runs["complete"] = runs["count"] == runs["a"] + 1
     if exclude == "setting": runs = runs[runs.groupby(_RUN[:-1]).complete.transform("all")]
@@ -340,130 +391,135 @@ def figure4_gaps(records: pd.DataFrame,  # the per-feature-set records of reprod
 def figure4_verdicts(f4: pd.DataFrame,       # figure4.csv: figure4_gaps under both filters (column `exclude`)
                       records: pd.DataFrame,  # records.csv: the per-feature-set records (the runs stopped by the time limit)
                       ) -> pd.DataFrame:
-    """The paper's statements on Figure 4, judged on our runs: one row per statement and comparison (what we see,
-    whether it holds). By a under the paper's filter, the growth from a = 1 to the largest a tested by Wilcoxon's
-    signed-rank test over the settings; by tau under the run filter."""
-    s, rr = f4[f4.exclude == "setting"], f4[f4.exclude == "run"]
-    cmps = [f"{a} − {b}" for a, b in FIGURE4_PAIRS]
-    key = ["dataset", "fold", "objective", "tau", "a"]
+    """The paper's statements on Figure 4 per data set over its units. By a (paper's filter): a unit's growth, the mean
+    over its settings of the difference at the largest a minus a = 1; by tau (run filter): its rise and fall, the
+    smaller of (middle − smallest tau) and (middle − largest tau) of its mean differences."""
+    f4, rec = _with_split(f4), _with_split(records)
+    s, rr, cmps = f4[f4.exclude == "setting"], f4[f4.exclude == "run"], [f"{a} − {b}" for a, b in FIGURE4_PAIRS]
+    key, am = ["dataset", "split", "fold", "objective", "tau", "a"], int(s.a.max())
     w = s.pivot_table(index=key[:-1], columns=["comparison", "a"], values="difference")
-    am = int(s.a.max())
-    grow = {c: w[(c, am)] - w[(c, 1)] for c in cmps}
-    late = records[records.status == "feasible"]   # runs stopped by the time limit with a set
-    by_tau = rr.groupby(["comparison", "tau"]).difference.mean().unstack("tau")
-    rows = {}
+    grow = {c: (w[(c, am)] - w[(c, 1)]).groupby(level=UNIT).mean() for c in cmps}   # per unit, over its settings
+    late = rec[rec.status == "feasible"]   # runs stopped by the time limit with a set
+    taus = sorted(rr.tau.unique())
+    lo, mid, hi = taus[0], taus[len(taus) // 2], taus[-1]
+    count = lambda d, bad: (d[bad].groupby(UNIT).size(), d.groupby(UNIT).size())
+    parts = []
     for (search, _), c in zip(FIGURE4_PAIRS, cmps):
-        d, g = s[s.comparison == c], grow[c]
-        neg = d[d.difference < -1e-9]
-        n_to = int(neg.set_index(key).index.isin(late[late.search == search].set_index(key).index).sum())
-        a1, p = d[d.a == 1].difference.abs().max(), wilcoxon(g).pvalue
-        t1 = rr[(rr.comparison == c) & (rr.tau == 1.0)].difference.abs()
-        peak = by_tau.loc[c].idxmax()
-        for st, ours, ok in [
-                ("difference ≥ 0 except after timeouts", f"negative in {len(neg)} of {len(d)} runs, {n_to} of them "
-                 "after a timeout", len(neg) == n_to),
-                ("growing with a", f"growth from a = 1 to {am} positive in {int((g > 1e-9).sum())} of {len(g)} "
-                 f"settings, Wilcoxon p = {p:.2g}", g.mean() > 0 and p < 0.05),
-                (None, None, None),   # the comparison between the two comparisons comes here
-                ("no difference at a = 1", f"largest |difference| {a1:.2g}", a1 < 1e-9),
-                ("no difference at τ = 1", f"largest |difference| {t1.max():.2g} over {len(t1)} runs",
-                 len(t1) > 0 and t1.max() < 1e-9),
-                ("over τ an increase, then a decrease", f"largest mean at τ = {peak:g}",
-                 by_tau.columns.min() < peak < by_tau.columns.max())]:
-            rows.setdefault(st, []).append((st, c, ours, ok))
-    dg = grow[cmps[0]] - grow[cmps[1]]
-    p = wilcoxon(dg).pvalue
-    rows[None] = [(f"growing faster for {cmps[0]} than for {cmps[1]}", "", f"faster in {int((dg > 1e-9).sum())} "
-                   f"settings, slower in {int((dg < -1e-9).sum())}, Wilcoxon p = {p:.2g}", dg.mean() > 0 and p < 0.05)]
-    out = pd.DataFrame([r for v in rows.values() for r in v], columns=["statement", "comparison", "ours", "holds"])
-    return out.assign(holds=out.holds.astype(bool))
+        d = s[s.comparison == c]
+        after = d.set_index(key).index.isin(late[late.search == search].set_index(key).index)
+        parts.append(unit_count_rows(*count(d, (d.difference < -1e-9) & ~after), "difference ≥ 0 except after timeouts", c))
+        parts.append(unit_test_rows(grow[c], "growing with a", c))
+        parts.append(unit_count_rows(*count(d[d.a == 1], d[d.a == 1].difference.abs() > 1e-9), "no difference at a = 1", c))
+        t1 = rr[(rr.comparison == c) & (rr.tau == 1.0)]
+        parts.append(unit_count_rows(*count(t1, t1.difference.abs() > 1e-9), "no difference at τ = 1", c))
+        bt = rr[rr.comparison == c].groupby(UNIT + ["tau"]).difference.mean().unstack("tau")
+        shape = np.minimum(bt[mid] - bt[lo], bt[mid] - bt[hi]) if {lo, mid, hi} <= set(bt) else bt.iloc[:, 0] * np.nan
+        parts.append(unit_test_rows(shape, "over τ an increase, then a decrease", c))
+    parts.insert(2, unit_test_rows(grow[cmps[0]] - grow[cmps[1]], f"growing faster for {cmps[0]} than for {cmps[1]}"))
+    return pd.concat(parts, ignore_index=True)
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #w2vfn001
 def within_run_verdicts(w: pd.DataFrame,  # within_runs.csv (within_run_stats)
                          ) -> pd.DataFrame:
-    """The paper's statements on Figures 2 and 3, judged on the searches' mean within-run standard deviations:
-    which search spreads its sets' training quality most and least, and how far apart the searches lie on the
-    test set against the training set."""
-    sd = w.groupby("search")[["train_objective_std", "test_objective_std"]].mean()
-    hi, lo = sd.train_objective_std.idxmax(), sd.train_objective_std.idxmin()
-    spread = lambda col: sd[col].max() - sd[col].min()   # how far apart the searches are
-    r = spread("test_objective_std") / spread("train_objective_std")
-    by = ", ".join(f"{s} {v:.4f}" for s, v in sd.train_objective_std.sort_values(ascending=False).items())
-    return pd.DataFrame([
-        ("largest within-run spread for seq. or rep., smallest for sim. (min)", "",
-         f"mean std over {len(w)} runs: {by}", hi in ("seq.", "rep.") and lo == "sim. (min)"),
-        ("much smaller differences on the test set", "",
-         f"the searches lie {r:.2f}× as far apart as on the training set", r < 1)],
-        columns=["statement", "comparison", "ours", "holds"])
+    """The paper's statements on Figures 2 and 3, per data set over its units, from each search's mean within-run std:
+    the larger of seq. and rep. minus the largest other; the smallest other minus sim. (min); the searches' spread
+    (largest − smallest) on the test set minus that on the training set."""
+    sd = _with_split(w).groupby(UNIT + ["search"])[["train_objective_std", "test_objective_std"]].mean()
+    tr, te = sd.train_objective_std.unstack("search"), sd.test_objective_std.unstack("search")
+    spread, stmt = lambda t: t.max(axis=1) - t.min(axis=1), "largest within-run spread for seq. or rep., smallest for sim. (min)"
+    return pd.concat([
+        unit_test_rows(tr[["seq.", "rep."]].max(axis=1) - tr[["sim. (sum)", "sim. (min)", "bal."]].max(axis=1), stmt,
+                       "seq. or rep. largest"),
+        unit_test_rows(tr[["seq.", "rep.", "sim. (sum)", "bal."]].min(axis=1) - tr["sim. (min)"], stmt, "sim. (min) smallest"),
+        unit_test_rows(spread(te) - spread(tr), "much smaller differences on the test set", direction="less")],
+        ignore_index=True)
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #slpfn001
 _QUALITIES = ("train_objective", "test_objective", "test_mcc")
 
 def _sequential_runs(records, objective="MI", k=5) -> pd.DataFrame:
-    "The sets of the longest sequential run of each (data set, fold, objective) at k: the sets 0..a of a search."
-    s = records[(records.search == "seq.") & (records.k == k)]
-    s = s[s.a == s.groupby(["dataset", "fold", "objective"]).a.transform("max")]
+    "The sets of the longest sequential run of each (data set, split, fold, objective) at k: the sets 0..a of a search."
+    s = _with_split(records[(records.search == "seq.") & (records.k == k)])
+    s = s[s.a == s.groupby(["dataset", "split", "fold", "objective"]).a.transform("max")]
     return s[s.objective == objective]
 
-def sequential_slopes(records, objective="MI", k=5) -> pd.DataFrame:
-    "Per tau, the least-squares slope over the set index of the mean quality of the sets of a sequential search."
-    g = _sequential_runs(records, objective, k).groupby(["tau", "set"])[list(_QUALITIES)].mean().reset_index()
+def sequential_slopes(records, objective="MI", k=5,
+                      by=(),   # columns to keep apart, e.g. UNIT for one slope per unit and tau
+                      ) -> pd.DataFrame:
+    "Per tau (and `by`), the least-squares slope over the set index of the mean quality of the sets of a sequential search."
+    by = list(by)
+    g = _sequential_runs(records, objective, k).groupby(by + ["tau", "set"])[list(_QUALITIES)].mean().reset_index()
     slope = lambda t: pd.Series({c: np.polyfit(t["set"], t[c], 1)[0] if t["set"].nunique() > 1 else np.nan
                                  for c in _QUALITIES})
-    return g.groupby("tau").apply(slope, include_groups=False)
+    return g.groupby(by + ["tau"]).apply(slope, include_groups=False)
 
-def slope_verdicts(slopes: pd.DataFrame) -> pd.DataFrame:  # sequential_slopes
-    "The paper's statements on Figures 5 to 7, judged on the slopes: falling, faster for larger tau, flatter on test."
-    tr = slopes.train_objective.dropna()
-    kt = kendalltau(tr.index, tr.values).statistic
-    ratio = slopes.test_objective.abs().mean() / tr.abs().mean()
-    return pd.DataFrame([
-        ("training quality falls with the set index, faster for larger τ", "",
-         f"falls for {int((tr < 0).sum())} of {len(tr)} values of τ; Kendall's tau between τ and the slope {kt:.2f}",
-         bool((tr < 0).all() and kt < 0)),
-        ("a much flatter picture on the test set", "",
-         f"the test objective's slopes {ratio:.2f}× as steep as the training slopes", bool(ratio < 1))],
-        columns=["statement", "comparison", "ours", "holds"])
+def slope_verdicts(slopes: pd.DataFrame) -> pd.DataFrame:  # sequential_slopes(records, by=UNIT)
+    """Figures 5 to 7 per data set over its units: the training slope falls at every tau (a unit's least steep slope
+    < 0), faster for larger tau (its slope over tau < 0); flatter on test (mean |test| − mean |training| slope < 0)."""
+    s = slopes.dropna(subset=["train_objective"]).reset_index()
+    over_tau = lambda t: np.polyfit(t["tau"], t["train_objective"], 1)[0] if t["tau"].nunique() > 1 else np.nan
+    g, stmt = s.groupby(UNIT), "training quality falls with the set index, faster for larger τ"
+    flat = g.test_objective.apply(lambda v: v.abs().mean()) - g.train_objective.apply(lambda v: v.abs().mean())
+    return pd.concat([unit_test_rows(g.train_objective.max(), stmt, "falls at every τ", "less"),
+                      unit_test_rows(g[["tau", "train_objective"]].apply(over_tau), stmt, "faster for larger τ", "less"),
+                      unit_test_rows(flat, "a much flatter picture on the test set", direction="less")],
+                     ignore_index=True)
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #f1vfn001
 def figure1_verdicts(f1: pd.DataFrame,       # fig1_mcc.csv (summarize)
-                      records: pd.DataFrame,  # records.csv (the original set's test MCC per cell)
-                      ) -> tuple:             # (the table with ranks, cells and SE; the verdict row)
-    "Figure 1(a): the paper's and our ranking of the objectives by mean test MCC of the original set, judged."
+                      records: pd.DataFrame,  # records.csv (the original set's test MCC per unit)
+                      ) -> tuple:             # (the table with ranks, units and SE; the verdict rows per data set)
+    """Figure 1(a): the objectives ranked by mean test MCC of the original set, the units pooled; the verdict per data
+    set over its units: Kendall's tau between the paper's means and a unit's (objectives with a set there) > 0."""
     t = f1.dropna(subset=["ours"])[["objective", "paper", "ours"]]
     t["rank paper"] = t.paper.rank(ascending=False, method="min").astype(int)
     t["rank ours"] = t.ours.rank(ascending=False, method="min").astype(int)
     orig = records[(records.k == 5) & (records.search == "seq.") & (records.a == 1) & (records.set == 0)]
-    cell = orig.groupby(["objective", "dataset", "fold"]).test_mcc.mean().dropna()  # the original set repeats over tau
-    se = cell.groupby("objective").agg(cells="size", se=lambda s: s.std(ddof=1) / np.sqrt(len(s))).reset_index()
+    cell = _with_split(orig).groupby(["objective", "dataset", "split", "fold"]).test_mcc.mean().dropna()  # repeats over tau
+    se = cell.groupby("objective").agg(units="size", se=lambda s: s.std(ddof=1) / np.sqrt(len(s))).reset_index()
     t = t.merge(se, on="objective", how="left").rename(columns={"se": "SE ours"})
-    full = t[t.cells == t.cells.max()]   # objectives with an original set in every (data set, fold) cell
-    tau_all, tau_full = kendalltau(t.paper, t.ours).statistic, kendalltau(full.paper, full.ours).statistic
-    spread, se_max = full.ours.max() - full.ours.min(), full["SE ours"].max()
-    resolved = bool(np.isfinite(se_max) and spread >= 2 * se_max)
-    verdict = pd.DataFrame([("objectives ranked by test MCC as in the paper", "",
-                             f"Kendall's tau {tau_all:.2f}, {tau_full:.2f} over the {len(full)} objectives with a set in "
-                             f"every cell; their best and worst means differ by {spread:.3f} (paper "
-                             f"{full.paper.max() - full.paper.min():.3f}), twice the largest SE is {2 * se_max:.3f}",
-                             bool(tau_full > 0) if resolved else None)],
-                           columns=["statement", "comparison", "ours", "holds"])
-    return t, verdict
+    paper = dict(zip(f1.objective, f1.paper))
+    def tau(u):
+        u = u.droplevel(UNIT)
+        return kendalltau([paper[o] for o in u.index], u.to_numpy()).statistic if len(u) > 2 else np.nan
+    by_unit = cell.droplevel("fold").reorder_levels(UNIT + ["objective"]).groupby(level=UNIT).apply(tau)
+    return t, unit_test_rows(by_unit, "objectives ranked by test MCC as in the paper")
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #f1vfn002
 def _anchor(heading: str) -> str:
     "The id Pandoc (and the preview) gives a heading: lower case, punctuation but - _ . dropped, spaces as hyphens."
     return re.sub(r"[^\w\s.-]", "", heading.lower()).strip().replace(" ", "-")
 
-def findings_table(v: pd.DataFrame,  # verdict rows (statement, comparison, holds) with the `figure` they judge
+def _unit_text(r) -> str:
+    "A judged row (judge_units) as text: mean ± SE, n and Holm p; or the runs that break a statement."
+    if r.direction == "every run": return f"{int(r.breaking)} of {int(r.runs)} runs break it (n = {r.n})"
+    return f"{r.estimate:+.3g} ± {r.se:.2g} (n = {r.n}, Holm p = {r.p_holm:.2g})"
+
+def statement_verdicts(f4, records, w, f1) -> pd.DataFrame:  # figure4.csv, records.csv, within_runs.csv, fig1_mcc.csv
+    "Every verdict of the section on the paper's statements, with its `figure`, judged together (Holm over all)."
+    return judge_units(pd.concat([figure4_verdicts(f4, records).assign(figure="Figure 4"),
+                                  within_run_verdicts(w).assign(figure="Figures 2 and 3"),
+                                  slope_verdicts(sequential_slopes(records, by=UNIT)).assign(figure="Figures 5 to 7"),
+                                  figure1_verdicts(f1, records)[1].assign(figure="Figure 1(a)")], ignore_index=True))
+
+def unit_table(v: pd.DataFrame) -> pd.DataFrame:  # judged rows (judge_units) of some statements
+    "One row per statement and comparison: per data set the estimate (n, Holm p) and on how many sets it holds."
+    v = v.assign(text=[_unit_text(r) for r in v.itertuples()])
+    wide = v.pivot_table(index=["statement", "comparison"], columns="dataset", values="text", aggfunc="first",
+                         sort=False)
+    n_sets = v.groupby(["statement", "comparison"], sort=False).holds.agg(lambda h: f"{int(h.sum())} of {len(h)} sets")
+    return wide.join(n_sets.rename("holds on")).reset_index()
+
+def findings_table(v: pd.DataFrame,  # judged rows (judge_units) with the `figure` they judge
                     ) -> pd.DataFrame:
-    "One row per statement of the paper: its figure (a link to the figure's section) and whether it holds here."
+    "One row per statement of the paper: its figure (a link to the figure's section) and on how many sets it holds."
     def holds(g):
-        if g.holds.isna().all(): return "not resolved"
-        if g.holds.all(): return "yes"
-        if not g.holds.any(): return "no"
-        return "; ".join(f"{r.comparison}: {'yes' if r.holds else 'no'}" for r in g.itertuples())
-    out = (v.groupby(["figure", "statement"], sort=False).apply(holds, include_groups=False)
-           .rename("holds on our runs").reset_index())
+        said = [f"{r.holds} of {r.sets} sets" for r in g.itertuples()]
+        return said[0] if len(g) == 1 else "; ".join(f"{c}: {s}" for c, s in zip(g.comparison, said))
+    per = (v.groupby(["figure", "statement", "comparison"], sort=False).holds.agg(["sum", "size"])
+           .rename(columns={"sum": "holds", "size": "sets"}).reset_index())
+    out = (per.groupby(["figure", "statement"], sort=False).apply(holds, include_groups=False)
+           .rename("holds on our sets").reset_index())
     out["figure"] = [f'<a href="#{_anchor(f)}">{f}</a>' for f in out.figure]
     return out.rename(columns={"statement": "the paper's statement"})
 
@@ -566,13 +622,10 @@ def confirm_cell(dataset,          # a binary set outside FORMING_SETS
                  split,            # the unit: fold 0 of the stratified 5-fold partition with random_state = split
                  data_home=None) -> list:
     """One held-out unit: every MI search of REPRO_DESIGN (k = 5, every tau, a <= 5) on fold 0 of partition `split`,
-    every random choice (MI estimator, trees) seeded by REPRO_DESIGN's random_state + split (split 0: the chapter's)."""
-    D = {**REPRO_DESIGN, "random_state": REPRO_DESIGN["random_state"] + split}
-    ds = load(dataset, data_home=data_home)
-    X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y).astype(int)
-    tr, te = kfold(ds, n_splits=D["n_folds"], random_state=split)[0]
-    base = dict(dataset=dataset, split=split, fold=0, seed=D["random_state"], k=D["k"], n_features=X.shape[1])
-    return _filter_searches((X[tr], y[tr], X[te], y[te]), base, D["k"], "mi", D["taus"], D)
+    every random choice (MI estimator, trees) seeded by REPRO_DESIGN's random_state + split (split 0: the chapter's):
+    the MI unit of the subset part's cell `_repro_cell(dataset, split=split)`."""
+    return _repro_cell(dataset, fold=0, split=split, data_home=data_home, objective="mi")
+
 
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #cnf0cd03
@@ -663,7 +716,7 @@ def _check_names(name, given, valid) -> list:
     return given
 
 def _check_seeds(seeds, n_folds=5) -> list:
-    "The folds to run: integers in [0, n_folds - 1] (the replicates are folds, see `reproduce`)."
+    "The paper part's folds to run: integers in [0, n_folds - 1] (its replicates are folds, see `reproduce`)."
     seeds = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
     bad = [s for s in seeds if isinstance(s, bool) or not isinstance(s, (int, np.integer))
            or not 0 <= s < n_folds]
@@ -671,15 +724,48 @@ def _check_seeds(seeds, n_folds=5) -> list:
         raise ValueError(f"seeds={seeds!r}: the folds to run, integers in 0..{n_folds - 1} (SEEDS = {SEEDS})")
     return [int(s) for s in seeds]
 
+_SUBSET_UNIT = ("split s: fold 0 of the stratified 5-fold partition with random_state = s, MI estimator and trees seeded "
+                "25 + s; folds 1-4 of a partition share its fold 0's training rows, so they are no units of their own")
+
+def _check_splits(seeds) -> list:
+    "The subset part's units to run: distinct integers s >= 0 (split s, see `_SUBSET_UNIT`)."
+    seeds = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
+    if not seeds or len(set(seeds)) < len(seeds) or any(isinstance(s, bool) or not isinstance(s, (int, np.integer))
+                                                        or s < 0 for s in seeds):
+        raise ValueError(f"seeds={seeds!r}: the subset part's units, distinct integers >= 0 (SUBSET_SPLITS = {SUBSET_SPLITS})")
+    return [int(s) for s in seeds]
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #pgridfn1
+PAPER_SLICE = ((5, "FCBF"), (5, "Model Gain"), (5, "MI"), (10, "FCBF"), (10, "Model Gain"))  # cheapest cells first
+
+def paper_grid(datasets,      # names from PAPER_DATASETS
+               folds,         # folds of the paper's partition
+               cells=None,    # (k, objective) pairs of a slice (objective as in the records: 'MI', 'FCBF', ...); None: all
+               ) -> list:
+    "The paper part's units, fold by fold and cell by cell (every data set first); `cells`: only those (k, objective)."
+    ks, objectives = _cell_keys(PAPER_RUN_DESIGN)
+    every = [(k, _OBJ_NAMES[o]) for k in ks for o in objectives]
+    if cells is None: cells = every
+    cells = [(int(k), o) for k, o in cells]
+    bad = [c for c in cells if c not in every]
+    if bad or not cells:
+        raise ValueError(f"paper_slice={cells!r}: unknown cells {bad or 'none given'}; choose (k, objective) from {every}")
+    key = {v: k for k, v in _OBJ_NAMES.items()}
+    return [dict(dataset=d, fold=f, k=k, objective=key[o]) for f in folds for k, o in cells for d in datasets]
+
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a1e4e21f
-def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=None):
+def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=None, cells=None):
     """Run one part's grid (cached in out_dir/_cache), write its tidy tables; return (records, its facts).
-    Every record keeps `_version` and `_run` (the code and the `reproduce` call, labelled `run`, that computed it)."""
+    `folds`: the subset part's units (split s: fold 0 of partition s, seed 25 + s), the paper part's folds of
+    partition 0. Every record keeps `_version` and `_run` (the code and the `reproduce` call, labelled `run`,
+    that computed it). `cells`: the paper part's (k, objective) slice (`paper_grid`; None: every cell)."""
     D = _PART_DESIGNS[part][0]
     cell = partial(_repro_cell, data_home=data_home, design=D)
-    ks, objectives = _cell_keys(D)  # the paper part's cells: (data set, fold, k, objective), scheduled apart
-    units = {"k": ks, "objective": objectives} if part == "paper" else {}
-    grid = {"dataset": datasets, "fold": folds, **units}
+    # the paper part's units (data set, fold, k, objective) are scheduled apart; the subset part's units split-major,
+    # so that a stopped run leaves every data set with the same units
+    grid = paper_grid(datasets, folds, cells) if part == "paper" else {"split": folds, "dataset": datasets}
+
+
     t0, c0 = time.perf_counter(), time.process_time()
     df = run_grid(cell, grid, cache=out_dir / "_cache" / f"{part}.csv",
                   n_jobs=n_jobs, scheduler=scheduler, version="auto", desc=f"alternatives ({part})", run=run)
@@ -692,7 +778,11 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=
     for name, table in summarize(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
     atomic_write_csv(within_run_stats(df), out_dir / result_file("within_runs", part))
     for name, table in comparable_tables(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
-    facts = {"design": {**D, "datasets": list(datasets), "folds": list(folds)},
+    facts = {"design": {**D, "datasets": list(datasets), **({"folds": list(folds), "cells": "all" if cells is None else
+                                                             [list(c) for c in cells]} if part == "paper" else
+                        {"splits": list(folds), "unit": _SUBSET_UNIT})},
+
+
              "version": df.attrs["version"], "n_records": int(len(df)), "wall_s": round(wall, 1),
              "cpu_s": round(cpu, 1)}
     return df, facts
@@ -834,11 +924,11 @@ def _projected_units(records, sizes, limit, design) -> pd.DataFrame:
 
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #projfn03
-def project_paper_design(records: pd.DataFrame,  # measured slice: records of reproduce(parts="paper")
+def project_paper_design(records: pd.DataFrame,  # measured units: records of PAPER_RUN_DESIGN units (stitch_probes)
                          sizes: pd.DataFrame,    # the design's data sets: dataset, n_samples, n_features
                          time_limit: float = 60.0, folds: int = 5, workers=(1, 16, 64),
                          design=None) -> tuple:  # design: default PAPER_RUN_DESIGN
-    """Projected cost of the design's (data set, fold, k, objective) units from a measured slice, and the
+    """Projected cost of the design's (data set, fold, k, objective) units from measured units, and the
     total CPU time and the wall time (longest processing time first) on each number of workers."""
     design = PAPER_RUN_DESIGN if design is None else design
     units = _projected_units(records, sizes, time_limit, design)
@@ -853,16 +943,87 @@ def project_paper_design(records: pd.DataFrame,  # measured slice: records of re
                          "longest_unit_h": costs.max() / 3600, "bound_h": bound / 3600})
     return units, pd.DataFrame(rows)
 
+def paper_slice_costs(units: pd.DataFrame,   # paper_projection_units.csv (project_paper_design)
+                      slices=None,           # nested (k, objective) cell lists (default: PAPER_SLICE's steps)
+                      folds=(0,), workers: int = 2, scenario: str = "measured stops") -> pd.DataFrame:
+    "Cost of slices (every data set at `folds`, a slice's (k, objective) cells): units, CPU-h, wall-h, longest unit."
+    slices = [PAPER_SLICE[:3], PAPER_SLICE, PAPER_SLICE + ((10, "MI"),)] if slices is None else slices
+    u = units[units.scenario == scenario]
+    rows = []
+    for cells in slices:
+        s = u[[(k, o) in set(cells) for k, o in zip(u.k, u.objective)]]
+        costs = np.repeat(s.cost_s.to_numpy(), len(folds))
+        top = s.loc[s.cost_s.idxmax()]
+        by_k = {k: [o for kk, o in cells if kk == k] for k in dict.fromkeys(k for k, _ in cells)}
+        rows.append({"cells": "; ".join(f"k = {k}: {', '.join(o)}" for k, o in by_k.items()), "folds": ", ".join(map(str, folds)),
+                     "data_sets": s.dataset.nunique(), "units": len(costs), "cpu_h": costs.sum() / 3600,
+                     "workers": workers, "wall_h": lpt_makespan(costs, workers) / 3600,
+                     "longest_unit": f"{top.dataset}, k = {top.k}, {top.objective}", "longest_unit_h": top.cost_s / 3600})
+    return pd.DataFrame(rows)
+
 def write_projection(out_dir=None, data_home=None, time_limit: float = 60.0) -> pd.DataFrame:
-    """Project the paper's design from the slice in records_paper.csv: writes paper_projection.csv (per
-    scenario and number of workers) and paper_projection_units.csv (per data set, k and objective)."""
+    """Project the paper's design from the measured units (paper_probe_records.csv) into paper_units.csv (how each was
+    measured), paper_cell_costs.csv, paper_projection.csv, paper_projection_units.csv and paper_slice_costs.csv."""
     out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
-    records = pd.read_csv(out_dir / result_file("records", "paper"))
-    units, summary = project_paper_design(records, paper_sizes(data_home=data_home), time_limit)
+    probes = pd.read_csv(out_dir / "paper_probe_records.csv")
+    records = stitch_probes(probes)
+    how = probes.groupby(PAPER_UNIT, sort=False).measured.first().reset_index()
+    atomic_write_csv(unit_costs(records).merge(how, on=PAPER_UNIT), out_dir / "paper_units.csv")
+    sizes = paper_sizes(data_home=data_home)
+    atomic_write_csv(cell_costs(records, dict(zip(sizes.dataset, sizes.n_samples))), out_dir / "paper_cell_costs.csv")
+    units, summary = project_paper_design(records, sizes, time_limit)
     atomic_write_csv(units, out_dir / "paper_projection_units.csv")
     atomic_write_csv(summary, out_dir / "paper_projection.csv")
+    atomic_write_csv(paper_slice_costs(units), out_dir / "paper_slice_costs.csv")
     return summary
 
+# %% ../../nbs/40a_alternatives_experiments.ipynb #probefn1
+PAPER_PROBES = (   # the units of PAPER_RUN_DESIGN measured for the projection (fold 0): data set, k, objective, taus
+    ("backache", 5, "fcbf", "all"), ("backache", 5, "mi", "all"), ("backache", 5, "model_gain", "all"),
+    ("backache", 5, "mrmr", "0.2 0.6"), ("backache", 5, "wrapper", "0.2"), ("backache", 10, "mi", "0.5"),
+    ("clean1", 5, "mi", "0.4"), ("clean1", 5, "fcbf", "0.4"), ("credit_g", 5, "mi", "0.4"),
+    ("credit_g", 5, "mrmr", "0.4"))
+
+def measure_paper_unit(dataset, k: int, objective,   # objective: a key of _OBJ_NAMES ('mi', 'mrmr', ...)
+                       taus="all",                   # 'all' (the unit) or some of its taus, e.g. "0.2 0.6"
+                       fold: int = 0, data_home=None) -> list:
+    """One (data set, fold, k, objective) unit of PAPER_RUN_DESIGN through `_repro_cell`, or its searches at some
+    taus only (a unit too long to run whole), each record with `measured`: 'full unit' or 'j of n τ, stitched'."""
+    n = len(_design_taus("all", k))
+    D = {**PAPER_RUN_DESIGN, "k": [k]}
+    if taus != "all": D["taus"] = [float(t) for t in str(taus).split()]
+    how = "full unit" if taus == "all" else f"{len(D['taus'])} of {n} τ, stitched"
+    return [{**r, "measured": how} for r in _repro_cell(dataset, fold, data_home=data_home, design=D, k=k,
+                                                        objective=objective)]
+
+def measure_paper_probes(out_dir=None, probes=PAPER_PROBES, data_home=None) -> pd.DataFrame:
+    """Measure the units `probes` in turn (resumable: cached in out_dir/_cache) into paper_probe_records.csv; run it on
+    a core of its own (OMP_NUM_THREADS=1): the solver limits are wall-clock limits, a unit's CPU seconds its cost."""
+    out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
+    grid = [dict(dataset=d, k=k, objective=o, taus=t) for d, k, o, t in probes]
+    df = run_grid(partial(measure_paper_unit, data_home=data_home), grid, cache=out_dir / "_cache" / "paper_probes.csv",
+                  version="auto", desc="alternatives (paper probes)")
+    atomic_write_csv(df, out_dir / "paper_probe_records.csv")
+    return df
+
+def stitch_probes(probes: pd.DataFrame,  # paper_probe_records.csv: measure_paper_probes' records
+                  ) -> pd.DataFrame:
+    """The measured units as whole units: one measured at j of its n taus costs one set-up (a tau's CPU less its solves'
+    share, averaged over the j) plus n/j times its solves, its records repeated to n taus (tau + 0.001 i)."""
+    out = []
+    for key, r in probes.groupby(PAPER_UNIT, sort=False):
+        n = len(_design_taus("all", int(key[2])))
+        if r.tau.nunique() >= n: out.append(r); continue
+        scale = n / r.tau.nunique()
+        g = r.groupby("tau")
+        cpu, wall = g.cell_cpu_s.first(), g.cell_wall_s.first()   # each tau was its own measurement
+        solves = solver_runs(r).groupby("tau").time.sum().reindex(cpu.index).fillna(0.0)
+        ratio = (cpu / wall).clip(upper=1.0)
+        r = r.assign(cell_cpu_s=float((cpu - solves * ratio).clip(lower=0).mean()) + scale * float((solves * ratio).sum()),
+                     cell_wall_s=float((wall - solves).clip(lower=0).mean()) + scale * float(solves.sum()))
+        rep = pd.concat([r.assign(tau=r.tau + 1e-3 * i) for i in range(int(np.ceil(scale)))], ignore_index=True)
+        out.append(rep[rep.tau.isin(rep.tau.drop_duplicates().iloc[:n])])
+    return pd.concat(out, ignore_index=True)
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #pslice02
 def write_paper_slice(out_dir=None,    # results folder (default: results_dir("alternatives"))
@@ -887,28 +1048,38 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
                         units[["dataset", "fold", "k", "objective"]].itertuples(index=False)]}
     facts = {"design": design, "n_records": int(len(df)), "wall_s": round(float(units.cell_wall_s.sum()), 1),
              "cpu_s": round(float(units.cell_cpu_s.sum()), 1)}
-    write_design_meta(out_dir, {"paper": facts}, design["folds"], started=None)
+    write_design_meta(out_dir, {"paper": facts}, [PAPER_RUN_DESIGN["random_state"]], started=None)
+
     return df
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a4c1cfa4
 def _reproduce_design(out_dir=None,   # results folder (default: results_dir("alternatives"))
               *, parts=None,  # names from DESIGN_PARTS (default: DEFAULT_PARTS)
-              quick=False,    # QUICK_DATASETS, fold 0, written to out_dir / "quick"
+              quick=False,    # QUICK_DATASETS, split or fold 0, written to out_dir / "quick"
               datasets=None,  # names (default: each part's own, or QUICK_DATASETS when quick)
-              seeds=None,     # the folds to run, 0-based (default: SEEDS, all five; (0,) when quick)
+              seeds=None,     # subset: its units (default SUBSET_SPLITS); paper: its folds (default SEEDS); (0,) when quick
               data_home=None,
               n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
               scheduler=None, # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
+              paper_slice=None,  # the paper part's (k, objective) cells, e.g. PAPER_SLICE (None: every cell)
               ) -> dict:      # part name -> the tidy records written for it
     """Section 5 of the paper: part 'subset' runs REPRO_DESIGN on REPRO_DATASETS (the committed results),
-    'paper' runs PAPER_RUN_DESIGN on the paper's 30 data sets (records_paper.csv, ...). The protocol has one
-    seed (25, the reference code's) and one 5-fold split, so its replicates are the folds: `seeds` selects
-    folds. A part runs those of `datasets` it has; its tables cover this call, its cache every cell run."""
+    'paper' runs PAPER_RUN_DESIGN on the paper's 30 data sets (records_paper.csv, ...). The subset part's units
+    are independent splits (split s: fold 0 of the stratified 5-fold partition random_state=s, seed 25 + s;
+    split 0 is the paper's partition and seed), so `seeds` selects splits; the paper part keeps the paper's one
+    partition and seed, its `seeds` select folds. A part runs those of `datasets` it has; its tables cover this
+    call, its cache every cell run."""
     parts = list(DEFAULT_PARTS) if parts is None else _check_names("parts", parts, DESIGN_PARTS)
+    if paper_slice is not None:
+        if "paper" not in parts: raise ValueError(f"paper_slice={paper_slice!r}: a slice of the part 'paper', not asked for")
+        paper_grid(PAPER_DATASETS[:1], [0], paper_slice)   # refuses unknown cells before anything runs
     valid = [d for d in PAPER_DATASETS if any(d in _PART_DESIGNS[p][1] for p in parts)]
     if datasets is not None: datasets = _check_names("datasets", datasets, valid)
     elif quick: datasets = QUICK_DATASETS
-    folds = _check_seeds(((0,) if quick else SEEDS) if seeds is None else seeds)
+    units = {"subset": _check_splits(((0,) if quick else SUBSET_SPLITS) if seeds is None else seeds)
+                       if "subset" in parts else None,
+             "paper": _check_seeds(((0,) if quick else SEEDS) if seeds is None else seeds)
+                      if "paper" in parts else None}
     out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
     out_dir = out_dir / "quick" if quick else out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -918,13 +1089,17 @@ def _reproduce_design(out_dir=None,   # results folder (default: results_dir("al
         own = _PART_DESIGNS[part][1]
         sets = [d for d in (datasets or own) if d in own]
         if not sets: continue
-        results[part], facts[part] = _run_part(part, sets, folds, out_dir, data_home, n_jobs, scheduler, run)
-    if facts: write_design_meta(out_dir, facts, folds, started=started, scheduler=scheduler, n_jobs=n_jobs, quick=quick)
+        results[part], facts[part] = _run_part(part, sets, units[part], out_dir, data_home, n_jobs, scheduler, run,
+                                               paper_slice if part == "paper" else None)
+
+    r = REPRO_DESIGN["random_state"]   # the random_state values run: r + s for the subset part's split s, r for the paper's
+    seeds = sorted(({r + s for s in units["subset"]} if "subset" in facts else set()) | ({r} if "paper" in facts else set()))
+    if facts: write_design_meta(out_dir, facts, seeds, started=started, scheduler=scheduler, n_jobs=n_jobs, quick=quick)
     return results
 
 def write_design_meta(out_dir,   # the results folder
                       facts,     # {part: its facts}: design (with datasets), n_records, wall_s, cpu_s
-                      folds,     # the folds run
+                      seeds,     # the random_state values of the runs (subset: 25 + s; paper: 25)
                       *, started, scheduler=None, n_jobs=1, quick=False):
     """meta.json for the design parts in `facts`; another part's record from an earlier call stays, and the code
     versions and runs are those the parts' records carry (`row_provenance`)."""
@@ -935,11 +1110,14 @@ def write_design_meta(out_dir,   # the results folder
     versions, runs = row_provenance(out_dir, {p: [result_file("records", p)] for p in facts},
                                     earlier.get("code_version") or {}, earlier.get("runs") or {})
     used = [d for d in PAPER_DATASETS if any(d in f["datasets"] for f in per("design").values())]
-    write_meta(out_dir, chapter="alternatives", seeds=folds, design=per("design"), datasets=used,
+    write_meta(out_dir, chapter="alternatives", seeds=seeds, design=per("design"), datasets=used,
                scheduler=scheduler, n_jobs=n_jobs, started=started, finished=time.time(),
                code_version=versions, runs=runs, files={p: [result_file("records", p)] for p in per("design")},
                quick=quick, paper=PAPER_DESIGN,
-               seeds_are="fold indices (0-based) of one stratified 5-fold split (kfold, random_state=0)",
+               seeds_are={"subset": "random_state 25 + s of unit s (" + _SUBSET_UNIT + ")",
+                          "paper": "random_state 25, the paper's one seed; its replicates are the folds design.paper.folds"},
+
+
                n_records=per("n_records"), wall_s=per("wall_s"), cpu_s=per("cpu_s"),
                note_timing="cached cells (same code version) are read, not rerun: the times cover new cells")
 
@@ -953,7 +1131,7 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternativ
               *, parts=None,  # names from PARTS (default: DEFAULT_PARTS)
               quick=False,    # the design's quick run; confirm: the first held-out set (or the first named), split 0
               datasets=None,  # names (default: each part's own); with confirm, a set outside FORMING_SETS goes to confirm
-              seeds=None,     # the design parts' folds, 0-based (default: SEEDS, all five; (0,) when quick)
+              seeds=None,     # the design parts' units: subset splits (SUBSET_SPLITS), paper folds (SEEDS)
               data_home=None,
               n_jobs=1,       # joblib workers, or dask workers with scheduler="local"
               scheduler=None, # None | "local" | "tcp://host:port" (dask.distributed, through run_grid)
@@ -966,9 +1144,11 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternativ
     names = None if datasets is None else [datasets] if isinstance(datasets, str) else list(datasets)
     design = [p for p in parts if p != "confirm"]
     if seeds is not None:
-        _check_seeds(seeds)
         if not design: raise ValueError(f"seeds={seeds!r}: the part confirm's units are the splits CONFIRM_SPLITS, one "
-                                        "seed each; seeds select the folds of the design parts")
+                                        "seed each; seeds select the subset part's splits and the paper part's folds")
+        if "subset" in design: _check_splits(seeds)
+        if "paper" in design: _check_seeds(seeds)
+
     held = []
     if "confirm" in parts and names is not None:
         if not design: held = _confirm_sets(names, data_home)   # confirm alone: every name must suit it
@@ -978,6 +1158,8 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternativ
         rest = [d for d in names if d not in held] if held else names
         tables.update(_reproduce_design(out_dir, parts=design, quick=quick, datasets=rest, seeds=seeds,
                                         data_home=data_home, n_jobs=n_jobs, scheduler=scheduler))
+
+
     if "confirm" in parts:   # last, in its own folder with its own meta.json (experiments.confirm_part)
         sets = _confirm_sets(held, data_home) if held else list(CONFIRM_SETS)
         sets = sets[:1] if quick else sets
@@ -995,3 +1177,15 @@ def reproduce(out_dir=None,   # results folder (default: scratch_dir("alternativ
                                          scheduler=scheduler, seeds=unit_seeds, datasets=list(sets), design=protocol)
     return tables
 
+
+# %% ../../nbs/40a_alternatives_experiments.ipynb #pslice06
+def reproduce_paper_slice(out_dir=None,    # results folder (default: scratch_dir("alternatives"); the committed: results_dir(...))
+                          *, cells=PAPER_SLICE,  # the (k, objective) cells of the slice
+                          seeds=(0,),      # the folds, 0-based: every data set at one fold before the next
+                          datasets=None,   # names from PAPER_DATASETS (default: all 30)
+                          data_home=None, n_jobs=1, scheduler=None) -> dict:
+    """The part 'paper' of `reproduce` on the (k, objective) `cells` of a slice (`paper_grid`; meta.json records them):
+    it shares the part's cache, so it resumes, and a full run skips its units."""
+    out_dir = scratch_dir("alternatives") if out_dir is None else Path(out_dir)
+    return _reproduce_design(out_dir, parts=["paper"], datasets=datasets, seeds=seeds, data_home=data_home,
+                             n_jobs=n_jobs, scheduler=scheduler, paper_slice=cells)
