@@ -448,3 +448,24 @@ def test_confirm_runs_on_a_further_set(tmp_path, data_home, monkeypatch):
     assert set(verdicts.claim) == {c["id"] for c in claims["claims"]} and set(verdicts.dataset.dropna()) == {name}
     assert (verdicts.verdict == "inconclusive").all()   # one split, one set: decided by nothing
     assert list(read_meta(folder)["datasets"]) == [name]   # with the file facts of the set
+
+
+def test_paper_slice_covers_every_data_set_and_its_claims_test_counts_sets():
+    """The committed slice of the paper's design: fold 0 of all 30 data sets, k = 5, FCBF, Model Gain and MI, every unit
+    once, one code version. Across it, a claim's units are the data sets the claims never used, one per set."""
+    import pandas as pd
+    from mlxplain.experiments import read_claims, evaluate_claims, sets_as_units, results_dir
+    from mlxplain.repro.alternatives import confirm_frame, FORMING_SETS, PAPER_UNIT
+    rp = load_results("records", part="paper")
+    units = rp.drop_duplicates(PAPER_UNIT)
+    assert len(units) == 90 and set(units.fold) == {0} and set(units.k) == {5}
+    assert units.groupby("objective").dataset.nunique().to_dict() == {"FCBF": 30, "MI": 30, "Model Gain": 30}
+    assert set(units.dataset) == set(PAPER_DATASETS) and rp._version.nunique() == 1
+    claims = read_claims("alternatives")
+    conf = results_dir("alternatives") / "confirm"
+    used = set(FORMING_SETS) | {d for f in (conf / "confirm_claims.csv", conf / "further" / "confirm" / "confirm_claims.csv")
+                                for d in pd.read_csv(f).dataset}
+    rest = rp[~rp.dataset.isin(used)].assign(split=lambda d: d.fold)
+    v = evaluate_claims(claims, sets_as_units(confirm_frame(rest, claims)))
+    assert len(v) == len(claims["claims"]) and (v.n_units == 30 - len(used)).all() and len(used) == 10
+    assert all(set(d.split("+")) == set(PAPER_DATASETS) - used for d in v.dataset)

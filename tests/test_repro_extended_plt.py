@@ -99,7 +99,7 @@ def test_seed_tables_part_covers_training_seeds_times_noise_seeds(tmp_path, need
     from mlxplain.repro.extended_plt import SEED_TABLE_TRAIN_SEEDS, PART_FILES
     need_data("CAL500")
     t = reproduce(tmp_path, parts=["seed_tables"], datasets=["CAL500"], seeds=[0, 1])["seed_tables"]
-    assert (tmp_path / PART_FILES["seed_tables"][0]).exists() and SEED_TABLE_TRAIN_SEEDS == 5
+    assert (tmp_path / PART_FILES["seed_tables"][0]).exists() and SEED_TABLE_TRAIN_SEEDS == 10
     assert set(t.k) == {1, 3, 5} and set(t.metric) == {"P@k", "nDCG@k", "PSDCG@k"} and set(t.sigma) == {0.0, 0.1}
     cells = t.groupby(["model", "train_seed", "repeat"]).size()
     assert len(cells) == 2 * 2 * 5 and set(cells) == {2 * 3 * 3}          # 2 models x 2 seeds x 5 noise draws
@@ -211,3 +211,40 @@ def test_seed_intervals_units_are_independent_splits():
     si = pd.read_csv(Path(results_dir("extended_plt")) / "seed_intervals.csv")
     assert set(si.groupby("dataset").split.nunique()) == {10} and (si.train_seed == si.split).all()
     assert set(si.groupby(["dataset", "model", "split"]).train_seed.nunique()) == {1}
+
+
+def test_seed_tables_units_are_ten_independent_splits_of_every_stand_in():
+    """The page's headline table and its adversarial - normal verdicts read the seed tables: all six stand-ins, splits
+    0-9, split s fitted with training seed s, in the grid and in the committed file."""
+    from mlxplain.repro.extended_plt import _grid, SEEDS, SEED_TABLE_SETS, COUNTERPART
+    from mlxplain.experiments import results_dir
+    assert set(SEED_TABLE_SETS) == set(COUNTERPART)
+    func, grid = _grid("seed_tables", SEED_TABLE_SETS, SEEDS, False, None)
+    for d in SEED_TABLE_SETS:
+        for m in ("normal", "adversarial"):
+            assert sorted(g["split"] for g in grid if (g["dataset"], g["model"]) == (d, m)) == list(range(10))
+    assert func.keywords["train_seeds"] is None          # a cell's training seed is its split
+    st = pd.read_csv(Path(results_dir("extended_plt")) / "seed_tables.csv")
+    assert set(st.dataset) == set(COUNTERPART) and set(st.groupby("dataset").split.nunique()) == {10}
+    assert (st.train_seed == st.split).all()
+
+
+def test_imdb_units_are_fresh_subsamples(need_data):
+    "imdb has no official split: its unit s draws its own subsample and split with seed s, the same on every call."
+    from mlxplain.repro.extended_plt import _repro_data
+    need_data("imdb")
+    (x0, *_), (x1, *_), (y1, *_) = (_repro_data("imdb", split=s) for s in (0, 1, 1))
+    assert x0.shape == x1.shape and (x1 != y1).nnz == 0
+    assert (x0 != x1).nnz > 0
+
+
+def test_sweep_units_are_ten_independent_splits_with_their_own_seed():
+    """The sweep's units are splits 0-9, each cell seeded by its split: in the grid and in the committed file. A grid
+    of seeds nested in a few splits (the earlier design) fails here."""
+    from mlxplain.repro.extended_plt import _grid, SPLITS, SWEEP_DATASETS, NORMALIZATIONS
+    from mlxplain.experiments import results_dir
+    _, grid = _grid("sweep", SWEEP_DATASETS, SPLITS, False, None)
+    assert SPLITS == tuple(range(10)) and all(g["seed"] == g["split"] for g in grid)
+    assert len(grid) == len(SWEEP_DATASETS) * len(NORMALIZATIONS) * 10
+    sw = pd.read_csv(Path(results_dir("extended_plt")) / "sweep.csv")
+    assert (sw.seed == sw.split).all() and set(sw.groupby("dataset").split.nunique()) == {10}

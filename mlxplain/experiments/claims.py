@@ -14,8 +14,9 @@ from .provenance import results_dir, write_meta
 # %% auto #0
 __all__ = ['CLAIMS_FORMAT', 'CLAIM_TESTS', 'CLAIM_DIRECTIONS', 'VERDICTS', 'MIN_HELD_OUT', 'CONFIRM_FILES', 'check_claims',
            'claims_path', 'read_claims', 'held_out_sets', 'resampled_split', 'confirm_sets', 'holm',
-           'corrected_resampled_t', 'spearman_permutation', 'evaluate_claims', 'claim_span', 'stated_claims',
-           'check_stated_claims', 'claims_markdown', 'claims_summary', 'confirm_part', 'confirm_recomputed']
+           'corrected_resampled_t', 'spearman_permutation', 'evaluate_claims', 'sets_as_units', 'claim_span',
+           'stated_claims', 'check_stated_claims', 'claims_markdown', 'claims_summary', 'confirm_part',
+           'confirm_recomputed']
 
 # %% ../../nbs/03c_claims.ipynb #clm0cd01
 CLAIMS_FORMAT = "mlxplain-claims/1"
@@ -305,6 +306,14 @@ def evaluate_claims(claims,     # a claims file's content (dict), see read_claim
         return "; ".join(why) or np.nan   # NaN: as a CSV reads an empty field back
     out["reason"] = [reason(r) for _, r in out.iterrows()]
     return out
+
+# %% ../../nbs/03c_claims.ipynb #setu0cd1
+def sets_as_units(frame,   # tidy, as evaluate_claims reads it: claim, dataset, unit, side, value (paired claims)
+                  ) -> pd.DataFrame:
+    "Each data set as one unit (its rows averaged) of one block per claim, named by the claim's sets joined with '+'."
+    f = pd.DataFrame(frame).groupby(["claim", "dataset", "side"], as_index=False)["value"].mean()
+    block = f.groupby("claim")["dataset"].transform(lambda s: "+".join(sorted(set(s))))
+    return f.assign(unit=f["dataset"], split=f["dataset"], dataset=block)
 
 # %% ../../nbs/03c_claims.ipynb #clm0cd04
 _CLAIM_SPAN = re.compile(r'<span class="(claim|conclusion)" (?:id|data-claim)="([^"]+)">(.*?)</span>', re.S)

@@ -774,7 +774,7 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=
     if part == "paper":  # one row per (data set, fold, k) cell: its wall and CPU seconds, its stopped solves
         sizes = paper_sizes(datasets, data_home)
         costs = cell_costs(df, dict(zip(sizes.dataset, sizes.n_samples)))
-        atomic_write_csv(costs, out_dir / "paper_cell_costs.csv")
+        atomic_write_csv(costs, out_dir / result_file("cell_costs", "paper"))   # the projection's: paper_cell_costs.csv
     for name, table in summarize(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
     atomic_write_csv(within_run_stats(df), out_dir / result_file("within_runs", part))
     for name, table in comparable_tables(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
@@ -1030,7 +1030,7 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
                       data_home=None,
                       ) -> pd.DataFrame:  # the slice's records
     """records_paper.csv from the paper part's cache: the units a stopped `reproduce(parts=("paper",))` finished, each
-    with the `_version` and `_run` that computed it; writes paper_cell_costs.csv and records the slice in meta.json."""
+    with the `_version` and `_run` that computed it; writes cell_costs_paper.csv and records the slice in meta.json."""
     out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
     cache = out_dir / "_cache" / "paper.csv"
     if not cache.exists():
@@ -1042,7 +1042,7 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
     units = df.drop_duplicates(["dataset", "fold", "k", "objective"])
     atomic_write_csv(df, out_dir / result_file("records", "paper"))
     sizes = paper_sizes(sorted(df.dataset.unique()), data_home)
-    atomic_write_csv(cell_costs(df, dict(zip(sizes.dataset, sizes.n_samples))), out_dir / "paper_cell_costs.csv")
+    atomic_write_csv(cell_costs(df, dict(zip(sizes.dataset, sizes.n_samples))), out_dir / result_file("cell_costs", "paper"))
     design = {**PAPER_RUN_DESIGN, "datasets": sorted(df.dataset.unique()), "folds": sorted(int(f) for f in df.fold.unique()),
               "slice": [f"{d}, fold {f}, k = {k}, {o}" for d, f, k, o in
                         units[["dataset", "fold", "k", "objective"]].itertuples(index=False)]}

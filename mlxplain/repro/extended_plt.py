@@ -26,10 +26,10 @@ from ..extended_plt import (EXPLAIN_METHODS, METRICS, NOISE_KINDS, ExtendedPLT, 
 
 # %% auto #0
 __all__ = ['PAPER_FILES', 'COUNTERPART', 'NORMALIZATIONS', 'SWEEP_SIGMAS', 'SWEEP_SETS', 'SEED_INTERVAL_SETS', 'SEED_TABLE_SETS',
-           'SEED_TABLE_TRAIN_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'SEEDS', 'SPLITS', 'UNIT_SEEDS', 'QUICK_SEEDS',
-           'SWEEP_DATASETS', 'PART_DATASETS', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS',
-           'CONFIRM_PROTOCOL', 'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'BENCH_FILES',
-           'SWEEP_PROTOCOL', 'paper_results', 'paper_train_time', 'yeast_contract', 'normalize_features', 'noise_sweep',
+           'SEED_TABLE_TRAIN_SEEDS', 'PARTS', 'DEFAULT_PARTS', 'SEEDS', 'SPLITS', 'QUICK_SEEDS', 'SWEEP_DATASETS',
+           'PART_DATASETS', 'FORMING_SETS', 'CONFIRM_SETS', 'CONFIRM_SPLITS', 'CONFIRM_SEEDS', 'CONFIRM_PROTOCOL',
+           'DATASETS', 'QUICK_DATASETS', 'QUICK_PART_DATASETS', 'PART_FILES', 'BENCH_FILES', 'SWEEP_PROTOCOL',
+           'paper_results', 'paper_train_time', 'yeast_contract', 'normalize_features', 'noise_sweep',
            'seed_interval_cell', 'noise_ratio', 'confirm_cell', 'confirm_frame', 'reproduce', 'load_result',
            'load_facts']
 
@@ -73,16 +73,17 @@ def _csr(X):
     return sp.csr_matrix(check_X(X, dtype=np.float32))
 
 def _repro_data(name, data_home=None, random_state=0,
-                split=0):   # 0: the official split; s >= 1: resampled_split(name, s) (not for imdb, which has none)
-    "Train/test CSR matrices of a reproduction set, scaled/subsampled as documented, and a provenance dict."
+                split=0):   # 0: the official split; s >= 1: resampled_split(name, s); imdb: see below
+    """Train/test CSR matrices of a reproduction set, scaled/subsampled as documented, and a provenance dict.
+    imdb has no official split: its unit s is a fresh subsample and a stratified split of it, both drawn with seed
+    random_state + s (split 0 with random_state 0: the evaluation's subsample)."""
+    split = check_int("split", split, 0)
     max_tr, max_te = _REPRO.get(name, (None, None))
-    rng = np.random.default_rng(random_state)
-    if name == "imdb" and split:
-        raise ValueError(f"split={split!r}: imdb has no fixed rows to re-split (a unit is a subsample drawn with random_state)")
+    rng = np.random.default_rng(random_state + split if name == "imdb" else random_state)
     if name == "imdb":   # 120,919 rows and no official split: subsample first, then stratified split
         ds = load(name, data_home=data_home)
         ds = ds.subset(np.sort(rng.choice(ds.n_samples, size=(max_tr or 0) + (max_te or 0), replace=False)))
-        tr, te = train_test_split(ds, test_size=max_te, random_state=random_state)
+        tr, te = train_test_split(ds, test_size=max_te, random_state=random_state + split)
     elif split: tr, te = resampled_split(name, split, data_home)
     else: tr, te = load_split(name, data_home=data_home, random_state=random_state)
     info = dict(n_train_full=tr.n_samples, n_test_full=te.n_samples)
@@ -256,8 +257,8 @@ def noise_sweep(dataset,                     # a set `load_split` reads, or a (t
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #ee94755a
 SEED_INTERVAL_SETS = ("CAL500", "yeast")            # the two Mediamill stand-ins
-SEED_TABLE_SETS = ("CAL500", "yeast", "bibtex")     # Tables 2-5 over seeds: the sets that fit in minutes
-SEED_TABLE_TRAIN_SEEDS = 5                          # seed tables: splits 0-4, split s with training seed s, 5 noise seeds
+SEED_TABLE_SETS = tuple(COUNTERPART)                # Tables 2-5 over independent splits: all six stand-ins
+SEED_TABLE_TRAIN_SEEDS = 10                         # seed tables: splits 0-9, split s with training seed s, 5 noise seeds
 
 def seed_interval_cell(dataset,                       # a reproduction data set (as `_repro_data` prepares it)
                        model,                         # "normal" or "adversarial" (dense noise, σ = 0.05)
@@ -348,9 +349,8 @@ def confirm_frame(rows,     # confirm_cell's records (one frame: dataset, normal
 PARTS = ("evaluation", "timing", "sweep", "seed_intervals", "seed_tables", "confirm")
 DEFAULT_PARTS = ("evaluation", "timing")
 SEEDS = tuple(range(10))   # seed intervals and tables: the splits (split s, training seed s); evaluation and timing fit once
-SPLITS = (0, 1, 2)         # of the sweep: 0 the official split, 1-2 stratified re-splits (resampled_split)
-UNIT_SEEDS = (0, 1, 2, 3, 4)   # of the sweep: a cell is one split × one seed
-QUICK_SEEDS = 2            # quick: the first two seeds (and the first two splits)
+SPLITS = tuple(range(10))  # of the sweep: split s (0 the official split, s >= 1 resampled_split) with seed s
+QUICK_SEEDS = 2            # quick: the first two seeds or splits
 SWEEP_DATASETS = SWEEP_SETS + ("corel5k", "bibtex")
 PART_DATASETS = {"evaluation": tuple(COUNTERPART), "timing": tuple(COUNTERPART), "sweep": SWEEP_DATASETS,
                  "seed_intervals": SEED_INTERVAL_SETS, "seed_tables": SEED_TABLE_SETS}
@@ -387,11 +387,10 @@ def _grid(part, sets, seeds, quick, data_home) -> tuple:
     if part == "confirm":   # seeds: the splits (CONFIRM_SPLITS unless given), each cell seeded by its split
         return (partial(confirm_cell, data_home=data_home, **CONFIRM_PROTOCOL),
                 [dict(dataset=d, normalization=n, split=int(s)) for d in sets for n in NORMALIZATIONS for s in seeds])
-    if part == "sweep":     # seeds: UNIT_SEEDS unless given; quick: the first two splits
-        splits = SPLITS[:2] if quick else SPLITS
+    if part == "sweep":     # seeds: the splits (SPLITS unless given), each cell seeded by its split
         return (partial(noise_sweep, data_home=data_home),
-                [dict(dataset=d, normalization=n, split=s, seed=int(k), **SWEEP_PROTOCOL)
-                 for d in sets for n in NORMALIZATIONS for s in splits for k in seeds])
+                [dict(dataset=d, normalization=n, split=int(s), seed=int(s), **SWEEP_PROTOCOL)
+                 for d in sets for n in NORMALIZATIONS for s in seeds])
     grid = [dict(dataset=d, model=m) for d in sets for m in ("normal", "adversarial")]
     if part == "seed_tables":   # Tables 2-5's k and metrics over the first SEED_TABLE_TRAIN_SEEDS splits, seed s each
         return (partial(seed_interval_cell, train_seeds=None, data_home=data_home, k_values=(1, 3, 5)),
@@ -438,17 +437,17 @@ def _run_part(part, out_dir, sets, seeds, quick, data_home, n_jobs, scheduler, r
     return tables[PART_FILES[part][0]], df.attrs.get("version"), facts
 
 # %% ../../nbs/20a_extended_plt_experiments.ipynb #89ded83e
-def _design(parts, sets, seeds, quick, unit_seeds=UNIT_SEEDS) -> dict:
+def _design(parts, sets, seeds, quick, sweep_splits=SPLITS) -> dict:
     "The protocol of this run as meta.json records it."
     return {"quick": quick, "parts": list(parts), "datasets_by_part": {p: list(sets[p]) for p in parts},
-            "seeds_by_part": {p: [0] if p in ("evaluation", "timing") else list(unit_seeds if p == "sweep" else seeds)
+            "seeds_by_part": {p: [0] if p in ("evaluation", "timing") else list(sweep_splits if p == "sweep" else seeds)
                               for p in parts},
             "subsampling": {d: _REPRO[d] for p in parts if p in ("evaluation", "timing") for d in sets[p]
                             if d in _REPRO},
             "models": {m: (n or "none") for m, n in _MODELS.items()}, "adversarial_sigma": 0.05,
             "noise_levels": [0, 0.01, 0.05, 0.1], "k": [1, 3, 5], "napkinxc_threads": 1,
             "sweep": dict(SWEEP_PROTOCOL, normalizations=list(NORMALIZATIONS), sigmas=list(SWEEP_SIGMAS),
-                          splits=list(SPLITS[:2] if quick else SPLITS)),
+                          splits=list(sweep_splits), seed="the split"),
             "seed_intervals": {"noise_levels": [0, 0.1], "k": 1, "n_repeats": 5, "adversarial_sigma": 0.05,
                                "unit": "split s (0: the official split, s >= 1: resampled_split) with training seed s",
                                "splits": list(seeds)},
@@ -476,7 +475,7 @@ def reproduce(out_dir=None,    # results folder (default: scratch_dir("extended_
               quick=False,     # QUICK_PART_DATASETS, QUICK_SEEDS seeds, fewer noise draws; to out_dir/"quick"
               datasets=None,   # run these (default: PART_DATASETS, quick: QUICK_PART_DATASETS); confirm: any registered
                                # multilabel set the claims were not formed on
-              seeds=None,      # ints (default: SEEDS for the seed intervals, UNIT_SEEDS for the sweep; confirm: the
+              seeds=None,      # ints (default: SEEDS for the seed intervals, SPLITS for the sweep; confirm: the
                                # splits, CONFIRM_SPLITS, each its own seed)
               data_home=None,  # folder with the staged data (default: $MLXPLAIN_DATA)
               n_jobs=1,        # joblib workers, or dask workers with scheduler="local"
@@ -489,7 +488,7 @@ def reproduce(out_dir=None,    # results folder (default: scratch_dir("extended_
     sets = datasets_by_part(parts, datasets, QUICK_PART_DATASETS if quick else PART_DATASETS, held)
     parts = tuple(sets)   # the parts that run a named set
     splits = check_seeds(seeds, CONFIRM_SPLITS[:QUICK_SEEDS] if quick else CONFIRM_SPLITS)
-    unit_seeds = check_seeds(seeds, UNIT_SEEDS[:QUICK_SEEDS] if quick else UNIT_SEEDS)
+    sweep_splits = check_seeds(seeds, SPLITS[:QUICK_SEEDS] if quick else SPLITS)
     seeds = check_seeds(seeds, SEEDS[:QUICK_SEEDS] if quick else SEEDS)
     out_dir = Path(out_dir) if out_dir is not None else scratch_dir("extended_plt")   # committed tables: when asked
     if quick: out_dir = out_dir / "quick"   # quick runs never mix with full results
@@ -510,10 +509,10 @@ def reproduce(out_dir=None,    # results folder (default: scratch_dir("extended_
         if not parts: return tables
     for part in parts:
         tables[part], versions[part], facts[part] = _run_part(part, out_dir, sets[part],
-                                                              unit_seeds if part == "sweep" else seeds, quick,
+                                                              sweep_splits if part == "sweep" else seeds, quick,
                                                               data_home, n_jobs, scheduler, run)
     versions, runs = row_provenance(out_dir, {p: PART_FILES[p] for p in parts}, versions, earlier.get("runs") or {})
-    write_meta(out_dir, chapter="extended_plt", seeds=seeds, design=_design(parts, sets, seeds, quick, unit_seeds),
+    write_meta(out_dir, chapter="extended_plt", seeds=seeds, design=_design(parts, sets, seeds, quick, sweep_splits),
                datasets=list(dict.fromkeys(d for p in parts for d in sets[p])), scheduler=scheduler,
                n_jobs=n_jobs, started=started, code_version=versions, facts=facts,
                files={**(earlier.get("files") or {}), **{p: list(PART_FILES[p]) for p in parts}},
