@@ -211,7 +211,8 @@ def _parser():
                    help="comma-separated data sets, from the chapter's list below (default: all of a part's); "
                         "the confirm part also takes any registered set of the chapter's kind that its claims "
                         "were not formed on")
-    r.add_argument("--seeds", type=_seeds, default=None, help="seeds, e.g. 0,1,2 or 0-4 (at most 1,000); for alternatives' subset part, its splits (default 0-9)")
+    r.add_argument("--seeds", type=_seeds, default=None,
+                   help="seeds, e.g. 0,1,2 or 0-4 (at most 1,000); for alternatives' subset part, its splits (default 0-9)")
     r.add_argument("--n-jobs", type=_n_jobs, default=1,
                    help="parallel workers: joblib processes here, or dask workers with --scheduler local "
                         "(-1: all cores)")

@@ -987,7 +987,7 @@ PAPER_PROBES = (   # the units of PAPER_RUN_DESIGN measured for the projection (
 def measure_paper_unit(dataset, k: int, objective,   # objective: a key of _OBJ_NAMES ('mi', 'mrmr', ...)
                        taus="all",                   # 'all' (the unit) or some of its taus, e.g. "0.2 0.6"
                        fold: int = 0, data_home=None) -> list:
-    """One (data set, fold, k, objective) unit of PAPER_RUN_DESIGN through `_repro_cell`, or its searches at some
+    """One (data set, fold, k, objective) unit of PAPER_RUN_DESIGN through the paper part's cell function, or its searches at some
     taus only (a unit too long to run whole), each record with `measured`: 'full unit' or 'j of n τ, stitched'."""
     n = len(_design_taus("all", k))
     D = {**PAPER_RUN_DESIGN, "k": [k]}
