@@ -1049,7 +1049,6 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
     facts = {"design": design, "n_records": int(len(df)), "wall_s": round(float(units.cell_wall_s.sum()), 1),
              "cpu_s": round(float(units.cell_cpu_s.sum()), 1)}
     write_design_meta(out_dir, {"paper": facts}, [PAPER_RUN_DESIGN["random_state"]], started=None)
-
     return df
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a4c1cfa4
@@ -1116,8 +1115,6 @@ def write_design_meta(out_dir,   # the results folder
                quick=quick, paper=PAPER_DESIGN,
                seeds_are={"subset": "random_state 25 + s of unit s (" + _SUBSET_UNIT + ")",
                           "paper": "random_state 25, the paper's one seed; its replicates are the folds design.paper.folds"},
-
-
                n_records=per("n_records"), wall_s=per("wall_s"), cpu_s=per("cpu_s"),
                note_timing="cached cells (same code version) are read, not rerun: the times cover new cells")
 
