@@ -45,9 +45,10 @@ def _names(v) -> set:
 NOT_YET: dict = {}   # chapter -> why: none at present
 # Files that hold rows of several code versions: they pass once their part is rerun in one call.
 MIXED = {
-    ("fals", "table3.csv"): "units 1-2 of imdb and tmc2007-500 were added by code version 948288bd11ab, the other rows "
-                            "are e58b4c40c258's; verify_table3 recomputes rows of both (emotions unit 1, tmc2007-500 "
-                            "unit 2) identically with the current code (test_verify_table3_recomputes_the_unit_of_its_seed)",
+    ("fals", "table3.csv"): "units 1-2 of imdb and tmc2007-500 were added by code version 948288bd11ab and units 1-2 of "
+                            "delicious by 650cffd690fd, the other rows are e58b4c40c258's; verify_table3 recomputes rows "
+                            "of the older two (emotions unit 1, tmc2007-500 unit 2) identically with the current code "
+                            "(test_verify_table3_recomputes_the_unit_of_its_seed)",
 }
 
 

@@ -385,3 +385,14 @@ def test_verify_table3_recomputes_the_unit_of_its_seed(need_data):
     assert v.identical.all(), v
     v = E.verify_table3(cells=(("tmc2007-500", "brdt"),), seed=2)                      # a row of 948288bd11ab
     assert v.identical.all(), v
+
+
+def test_table3_gives_every_data_set_three_independent_units():
+    """Every Table 3 set has at least three units (split s, trees seeded s), each with every method it runs, so the
+    large sets (tmc2007-500, delicious, imdb) get a mean and SE over independent splits, not one fit."""
+    t3 = E.load_result("table3")
+    units = t3.groupby("dataset").seed.agg(lambda s: sorted(set(s)))
+    assert set(units.index) == set(E.TABLE3_SETS)
+    assert all(u[:3] == [0, 1, 2] for u in units), units[units.map(len) < 3]
+    per_unit = t3.groupby(["dataset", "seed"]).method.apply(frozenset)
+    assert (per_unit.groupby("dataset").nunique() == 1).all()   # the same methods in every unit of a set
