@@ -303,7 +303,10 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     pos = {}
     for i, c in enumerate(cells): pos.setdefault(_key(c), i)   # a cell listed twice runs once
     if cache is not None: _remove_orphans(cache)                # temporary files of a killed run
-    done = _read_cache(cache, version)
+    done = _read_cache(cache)                                   # every verified row, of any code version
+    if version is not None and "_cell" in done:                 # a grid cell's rows of other code are stale: dropped,
+        same = done["_version"].astype(str) == str(version) if "_version" in done else False   # hence recomputed;
+        done = done[same | ~done["_cell"].isin(pos)].reset_index(drop=True)   # other cells' rows stay as they are
     finished = set(done["_cell"]) if "_cell" in done else set()
     todo = [cells[i] for k, i in pos.items() if k not in finished]
     n_par = _n_workers(n_jobs)
