@@ -764,8 +764,6 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=
     # the paper part's units (data set, fold, k, objective) are scheduled apart; the subset part's units split-major,
     # so that a stopped run leaves every data set with the same units
     grid = paper_grid(datasets, folds, cells) if part == "paper" else {"split": folds, "dataset": datasets}
-
-
     t0, c0 = time.perf_counter(), time.process_time()
     df = run_grid(cell, grid, cache=out_dir / "_cache" / f"{part}.csv",
                   n_jobs=n_jobs, scheduler=scheduler, version="auto", desc=f"alternatives ({part})", run=run)
