@@ -21,12 +21,12 @@ def data():
 
 
 def test_constants():
-    assert PARTS[:2] == DEFAULT_PARTS == ("evaluation", "timing") and set(PARTS) >= {"sweep", "seed_intervals"}
+    assert PARTS[:2] == DEFAULT_PARTS == ("evaluation", "timing") and set(PARTS) >= {"sweep", "seed_tables"}
     assert set(QUICK_DATASETS) <= set(DATASETS) and SEEDS == tuple(range(10))
 
 
 def test_reproduce_rejects_unknown_part_and_dataset(tmp_path):
-    with pytest.raises(ValueError, match="evaluation, timing, sweep, seed_intervals"):
+    with pytest.raises(ValueError, match="evaluation, timing, sweep, seed_tables"):
         reproduce(tmp_path, parts=["evaluation", "tables"])
     with pytest.raises(ValueError, match="CAL500"):
         reproduce(tmp_path, datasets=["no-such-set"])
@@ -200,19 +200,6 @@ def test_confirm_runs_on_a_further_set(tmp_path, need_data, monkeypatch):
     assert (v.verdict != "replicated").all()                             # one set: a claim needs three
 
 
-def test_seed_intervals_units_are_independent_splits():
-    "The headline interval's units are splits 0-9, split s fitted with training seed s: never seeds sharing one split."
-    from mlxplain.repro.extended_plt import _grid, SEEDS
-    func, grid = _grid("seed_intervals", ("CAL500",), SEEDS, False, None)
-    for m in ("normal", "adversarial"):
-        assert sorted(g["split"] for g in grid if g["model"] == m) == list(SEEDS)
-    assert func.keywords["train_seeds"] is None          # a cell's training seed is its split
-    from mlxplain.experiments import results_dir
-    si = pd.read_csv(Path(results_dir("extended_plt")) / "seed_intervals.csv")
-    assert set(si.groupby("dataset").split.nunique()) == {10} and (si.train_seed == si.split).all()
-    assert set(si.groupby(["dataset", "model", "split"]).train_seed.nunique()) == {1}
-
-
 def test_seed_tables_units_are_ten_independent_splits_of_every_stand_in():
     """The page's headline table and its adversarial - normal verdicts read the seed tables: all six stand-ins, splits
     0-9, split s fitted with training seed s, in the grid and in the committed file."""
@@ -227,6 +214,7 @@ def test_seed_tables_units_are_ten_independent_splits_of_every_stand_in():
     st = pd.read_csv(Path(results_dir("extended_plt")) / "seed_tables.csv")
     assert set(st.dataset) == set(COUNTERPART) and set(st.groupby("dataset").split.nunique()) == {10}
     assert (st.train_seed == st.split).all()
+    assert set(st.groupby(["dataset", "model", "split"]).train_seed.nunique()) == {1}   # one seed per split
 
 
 def test_imdb_units_are_fresh_subsamples(need_data):
