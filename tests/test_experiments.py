@@ -421,3 +421,21 @@ def test_meta_names_every_data_set_and_seed_its_tables_hold(tmp_path):
     assert m["coverage"]["table3"] == {"file": "table3.csv", "rows": 4, "datasets": ["yeast", "emotions", "scene"],
                                        "seeds": [0, 1, 2]}
     assert read_meta(tmp_path)["coverage"] == m["coverage"]
+
+
+def test_a_stopped_runs_cancelled_cells_raise_no_joblib_warning():
+    "Closing a run's result generator with cells still in flight (what a stop does) warns nothing; joblib alone would."
+    import time
+    import warnings
+    from mlxplain.experiments.grid import _close_quietly, _parallel
+    from joblib import delayed
+    def started():   # two slow tasks on two workers, one result taken: the other is still in flight
+        g = _parallel(2)(delayed(time.sleep)(s) for s in (0.1, 3.0))
+        next(g)
+        return g
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        _close_quietly(started())
+        assert not [w for w in seen if "tasks" in str(w.message)], [str(w.message) for w in seen]
+        started().close()   # joblib's own close: the warning a stopped run used to print
+        assert [w for w in seen if "cancelled" in str(w.message)]

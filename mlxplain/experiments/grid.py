@@ -312,6 +312,7 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
     n_par = _n_workers(n_jobs)
     state = dict(frames=[done], pending=[], n=0, batch=batch or 2 * n_par, run=run)
     bar = tqdm(total=len(pos), initial=len(pos) - len(todo), desc=desc or getattr(func, "__name__", "grid"))
+    cells_out = []
     try:
         with _scheduler(scheduler if todo else None, n_par) as (client, threads):   # no cluster for nothing
             if client is not None: cells_out = _on_cluster(client, func, todo, threads)
@@ -323,6 +324,7 @@ def run_grid(func,            # called as func(**params); returns a dict or a li
                 bar.update(1)
                 if state["n"] >= state["batch"]: _flush(state, pos, version, cache)
     except BaseException:
+        _close_quietly(cells_out)                               # a stop cancels the cells in flight on purpose
         try: _flush(state, pos, version, cache)                 # keep every cell finished before the failure
         except Exception: pass
         raise
@@ -355,6 +357,15 @@ def _on_cluster(client, func, cells, threads):
             for c in itertools.islice(todo, 1): done.add(send(c))
             yield f.result()
     finally: client.cancel(futures)
+
+def _close_quietly(results):
+    """Close a run's result generator now, its cancelled cells unreported: joblib warns about tasks cancelled when its
+    generator closes early, which is what stopping a run means (run_grid keeps the finished cells)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", r"\d+ tasks (which were still being processed|have been successfully)",
+                                UserWarning)
+        try: getattr(results, "close", lambda: None)()
+        except Exception: pass   # the run is stopping already: its own exception is the one to report
 
 def _parallel(n_jobs) -> Parallel:
     "A joblib Parallel that yields results as they finish (in order on joblib < 1.4, which lacks that)."
