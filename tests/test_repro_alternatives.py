@@ -287,8 +287,9 @@ def test_committed_projection_is_recomputed_from_the_measured_units(need_data):
     same(load_results("paper_slice_costs"), paper_slice_costs(units))
     assert summary.groupby("scenario").units.first().eq(30 * 5 * 2 * 5).all()
     sl = load_results("paper_slice_costs").set_index("cells")
-    assert sl.units.tolist() == [90, 150, 180] and sl.data_sets.eq(30).all()   # fold 0 of every set, PAPER_SLICE second
-    assert sl.index[1] == "k = 5: FCBF, Model Gain, MI; k = 10: FCBF, Model Gain" and len(PAPER_SLICE) == 5
+    assert sl.units.tolist() == [90, 450, 150, 180] and sl.data_sets.eq(30).all()   # every set before a second fold
+    assert sl.index[1] == "k = 5: FCBF, Model Gain, MI" and sl.folds.iloc[1] == "0, 1, 2, 3, 4"   # k = 5 at every fold
+    assert sl.index[2] == "k = 5: FCBF, Model Gain, MI; k = 10: FCBF, Model Gain" and len(PAPER_SLICE) == 5
 
 
 def test_paper_slice_run_grid_is_the_designs(tmp_path, monkeypatch):
@@ -451,16 +452,18 @@ def test_confirm_runs_on_a_further_set(tmp_path, data_home, monkeypatch):
 
 
 def test_paper_slice_covers_every_data_set_and_its_claims_test_counts_sets():
-    """The committed slice of the paper's design: fold 0 of all 30 data sets, k = 5, FCBF, Model Gain and MI, every unit
-    once, one code version. Across it, a claim's units are the data sets the claims never used, one per set."""
+    """The committed slice of the paper's design: k = 5, FCBF, Model Gain and MI on all 30 data sets at each of its folds
+    (every data set before a second fold), every unit once. Across it, a claim's units are the data sets the claims
+    never used, one per set, its folds averaged."""
     import pandas as pd
     from mlxplain.experiments import read_claims, evaluate_claims, sets_as_units, results_dir
     from mlxplain.repro.alternatives import confirm_frame, FORMING_SETS, PAPER_UNIT
     rp = load_results("records", part="paper")
     units = rp.drop_duplicates(PAPER_UNIT)
-    assert len(units) == 90 and set(units.fold) == {0} and set(units.k) == {5}
-    assert units.groupby("objective").dataset.nunique().to_dict() == {"FCBF": 30, "MI": 30, "Model Gain": 30}
-    assert set(units.dataset) == set(PAPER_DATASETS) and rp._version.nunique() == 1
+    folds = sorted(units.fold.unique())
+    assert folds == list(range(len(folds))) and len(folds) >= 3 and len(units) == 90 * len(folds) and set(units.k) == {5}
+    assert units.groupby(["fold", "objective"]).dataset.nunique().eq(30).all() and len(units.objective.unique()) == 3
+    assert set(units.dataset) == set(PAPER_DATASETS)
     claims = read_claims("alternatives")
     conf = results_dir("alternatives") / "confirm"
     used = set(FORMING_SETS) | {d for f in (conf / "confirm_claims.csv", conf / "further" / "confirm" / "confirm_claims.csv")
@@ -487,3 +490,40 @@ def test_paper_statements_on_the_slice_are_tested_across_its_data_sets():
     said = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", []))
     m = re.search(r"(\d+) of (\d+) hold across the (\d+) data sets", said)
     assert m and tuple(map(int, m.groups())) == (int(sv.holds.sum()), len(sv), rec.dataset.nunique())
+
+
+@pytest.mark.parametrize("fold", [0, 1])
+def test_the_slices_older_rows_are_what_the_current_code_computes(fold, need_data):
+    """records_paper.csv holds two code versions' rows (fold 0's run, then folds 1 on): a unit of each, recomputed by
+    the current code through the paper part's cell function, is identical (tests/test_provenance.py's MIXED entry)."""
+    import numpy as np
+    import pandas as pd
+    from mlxplain.repro.alternatives import measure_paper_unit
+    need_data("spect")
+    rp = load_results("records", part="paper")
+    old = rp[(rp.dataset == "spect") & (rp.fold == fold) & (rp.k == 5) & (rp.objective == "MI")].reset_index(drop=True)
+    new = pd.DataFrame(measure_paper_unit("spect", 5, "mi", fold=fold))
+    assert len(old) > 0 and len(new) == len(old)
+    for c in ["search", "a", "tau", "set", "status", "features"]:
+        assert (old[c].fillna("").astype(str) == new[c].fillna("").astype(str)).all(), c
+    for c in ["train_objective", "test_objective", "test_mcc"]:
+        assert np.allclose(old[c], new[c].astype(float), equal_nan=True, rtol=0, atol=1e-12), c
+
+
+def test_paper_statements_average_a_sets_folds_not_count_them():
+    """Across the paper's sets each set is one unit whatever its folds: a second fold identical to the first leaves
+    every statement's n and estimate as they were (the folds of one partition are not independent units)."""
+    import numpy as np
+    import pandas as pd
+    from mlxplain.repro.alternatives import statement_verdicts, comparable_tables, within_run_stats
+    rec = load_results("records", part="paper")
+    rec = rec[(rec.fold == 0) & rec.dataset.isin(["backache", "churn", "credit_a", "sonar", "spect", "spectf"])]
+    sets = lambda d: d.assign(split=d.dataset, dataset="all")
+
+    def verdicts(r):
+        return statement_verdicts(sets(comparable_tables(r)["figure4"]), sets(r), sets(within_run_stats(r)),
+                                  summarize(r)["fig1_mcc"])
+    one, two = verdicts(rec), verdicts(pd.concat([rec, rec.assign(fold=1)], ignore_index=True))
+    assert (one.n == two.n).all(), one.assign(n_two=two.n)[["statement", "n", "n_two"]]
+    assert np.allclose(one.estimate, two.estimate, equal_nan=True, atol=1e-12)
+    assert (two.runs.dropna() == 2 * one.runs.dropna()).all()   # a count over every run counts both folds' runs

@@ -9,6 +9,7 @@ import html
 import json
 import re
 import time
+import warnings
 from functools import partial
 from importlib.resources import files
 from pathlib import Path
@@ -470,19 +471,21 @@ def figure1_verdicts(f1: pd.DataFrame,       # fig1_mcc.csv (summarize)
                       records: pd.DataFrame,  # records.csv (the original set's test MCC per unit)
                       ) -> tuple:             # (the table with ranks, units and SE; the verdict rows per data set)
     """Figure 1(a): the objectives ranked by mean test MCC of the original set, the units pooled; the verdict per data
-    set over its units: Kendall's tau between the paper's means and a unit's (objectives with a set there) > 0."""
+    set over its units: Kendall's tau between the paper's means and a unit's (objectives with a set there, the unit's
+    folds averaged) > 0."""
     t = f1.dropna(subset=["ours"])[["objective", "paper", "ours"]]
     t["rank paper"] = t.paper.rank(ascending=False, method="min").astype(int)
     t["rank ours"] = t.ours.rank(ascending=False, method="min").astype(int)
     orig = records[(records.k == 5) & (records.search == "seq.") & (records.a == 1) & (records.set == 0)]
     cell = _with_split(orig).groupby(["objective", "dataset", "split", "fold"]).test_mcc.mean().dropna()  # repeats over tau
-    se = cell.groupby("objective").agg(units="size", se=lambda s: s.std(ddof=1) / np.sqrt(len(s))).reset_index()
+    unit = cell.groupby(level=["objective"] + UNIT).mean()   # a unit's folds (one partition) averaged: not units
+    se = unit.groupby("objective").agg(units="size", se=lambda s: s.std(ddof=1) / np.sqrt(len(s))).reset_index()
     t = t.merge(se, on="objective", how="left").rename(columns={"se": "SE ours"})
     paper = dict(zip(f1.objective, f1.paper))
     def tau(u):
         u = u.droplevel(UNIT)
         return kendalltau([paper[o] for o in u.index], u.to_numpy()).statistic if len(u) > 2 else np.nan
-    by_unit = cell.droplevel("fold").reorder_levels(UNIT + ["objective"]).groupby(level=UNIT).apply(tau)
+    by_unit = unit.reorder_levels(UNIT + ["objective"]).groupby(level=UNIT).apply(tau)
     return t, unit_test_rows(by_unit, "objectives ranked by test MCC as in the paper")
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #f1vfn002
@@ -754,6 +757,13 @@ def paper_grid(datasets,      # names from PAPER_DATASETS
     return [dict(dataset=d, fold=f, k=k, objective=key[o]) for f in folds for k, o in cells for d in datasets]
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a1e4e21f
+def _write_part_tables(df: pd.DataFrame,  # a part's records (records.csv, records_paper.csv)
+                       part, out_dir):    # the part (PARTS), the results folder
+    "The part's tables from its records: `summarize`, `within_run_stats` and `comparable_tables`."
+    for name, table in summarize(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
+    atomic_write_csv(within_run_stats(df), out_dir / result_file("within_runs", part))
+    for name, table in comparable_tables(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
+
 def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=None, cells=None):
     """Run one part's grid (cached in out_dir/_cache), write its tidy tables; return (records, its facts).
     `folds`: the subset part's units (split s: fold 0 of partition s, seed 25 + s), the paper part's folds of
@@ -773,9 +783,7 @@ def _run_part(part, datasets, folds, out_dir, data_home, n_jobs, scheduler, run=
         sizes = paper_sizes(datasets, data_home)
         costs = cell_costs(df, dict(zip(sizes.dataset, sizes.n_samples)))
         atomic_write_csv(costs, out_dir / result_file("cell_costs", "paper"))   # the projection's: paper_cell_costs.csv
-    for name, table in summarize(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
-    atomic_write_csv(within_run_stats(df), out_dir / result_file("within_runs", part))
-    for name, table in comparable_tables(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
+    _write_part_tables(df, part, out_dir)
     facts = {"design": {**D, "datasets": list(datasets), **({"folds": list(folds), "cells": "all" if cells is None else
                                                              [list(c) for c in cells]} if part == "paper" else
                         {"splits": list(folds), "unit": _SUBSET_UNIT})},
@@ -942,13 +950,15 @@ def project_paper_design(records: pd.DataFrame,  # measured units: records of PA
     return units, pd.DataFrame(rows)
 
 def paper_slice_costs(units: pd.DataFrame,   # paper_projection_units.csv (project_paper_design)
-                      slices=None,           # nested (k, objective) cell lists (default: PAPER_SLICE's steps)
-                      folds=(0,), workers: int = 2, scenario: str = "measured stops") -> pd.DataFrame:
-    "Cost of slices (every data set at `folds`, a slice's (k, objective) cells): units, CPU-h, wall-h, longest unit."
-    slices = [PAPER_SLICE[:3], PAPER_SLICE, PAPER_SLICE + ((10, "MI"),)] if slices is None else slices
+                      slices=None,  # (cells, folds) pairs: (k, objective) cells of every data set at those folds
+                      workers: int = 2, scenario: str = "measured stops") -> pd.DataFrame:
+    """Cost of slices: units, CPU-h, wall-h, longest unit. Default: the k = 5 cells of PAPER_SLICE at fold 0, then at
+    every fold (cells measured at their k), then PAPER_SLICE and it with MI at k = 10 at fold 0."""
+    slices = ([(PAPER_SLICE[:3], (0,)), (PAPER_SLICE[:3], SEEDS), (PAPER_SLICE, (0,)),
+               (PAPER_SLICE + ((10, "MI"),), (0,))] if slices is None else slices)
     u = units[units.scenario == scenario]
     rows = []
-    for cells in slices:
+    for cells, folds in slices:
         s = u[[(k, o) in set(cells) for k, o in zip(u.k, u.objective)]]
         costs = np.repeat(s.cost_s.to_numpy(), len(folds))
         top = s.loc[s.cost_s.idxmax()]
@@ -1028,7 +1038,9 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
                       data_home=None,
                       ) -> pd.DataFrame:  # the slice's records
     """records_paper.csv from the paper part's cache: the units a stopped `reproduce(parts=("paper",))` finished, each
-    with the `_version` and `_run` that computed it; writes cell_costs_paper.csv and records the slice in meta.json."""
+    with the `_version` and `_run` that computed it, of the (fold, k, objective) cells that hold every data set of the
+    cache (a cell a stop cut short is left out, with a warning); writes cell_costs_paper.csv and the part's tables
+    and records the slice in meta.json."""
     out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
     cache = out_dir / "_cache" / "paper.csv"
     if not cache.exists():
@@ -1037,8 +1049,15 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
     df = read_cache(cache).drop(columns=["_cell"], errors="ignore")   # verified records only
     if "_run" not in df or df["_run"].isna().any():
         raise ValueError(f"{cache}: rows without a run label; rerun the part (reproduce labels every row it computes)")
+    whole = df.groupby(["fold", "k", "objective"]).dataset.transform("nunique") == df.dataset.nunique()
+    if not whole.all():   # every data set before the next fold: a cell a stop cut short waits for its other sets
+        cut = df[~whole].drop_duplicates(["fold", "k", "objective"])
+        warnings.warn("left out, not every data set finished: " + "; ".join(
+            f"fold {f}, k = {k}, {o}" for f, k, o in cut[["fold", "k", "objective"]].itertuples(index=False)))
+        df = df[whole].reset_index(drop=True)
     units = df.drop_duplicates(["dataset", "fold", "k", "objective"])
     atomic_write_csv(df, out_dir / result_file("records", "paper"))
+    _write_part_tables(df, "paper", out_dir)
     sizes = paper_sizes(sorted(df.dataset.unique()), data_home)
     atomic_write_csv(cell_costs(df, dict(zip(sizes.dataset, sizes.n_samples))), out_dir / result_file("cell_costs", "paper"))
     design = {**PAPER_RUN_DESIGN, "datasets": sorted(df.dataset.unique()), "folds": sorted(int(f) for f in df.fold.unique()),
