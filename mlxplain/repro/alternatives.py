@@ -471,8 +471,7 @@ def figure1_verdicts(f1: pd.DataFrame,       # fig1_mcc.csv (summarize)
                       records: pd.DataFrame,  # records.csv (the original set's test MCC per unit)
                       ) -> tuple:             # (the table with ranks, units and SE; the verdict rows per data set)
     """Figure 1(a): the objectives ranked by mean test MCC of the original set, the units pooled; the verdict per data
-    set over its units: Kendall's tau between the paper's means and a unit's (objectives with a set there, the unit's
-    folds averaged) > 0."""
+    set over its units: Kendall's tau between the paper's means and a unit's (objectives with a set there) > 0."""
     t = f1.dropna(subset=["ours"])[["objective", "paper", "ours"]]
     t["rank paper"] = t.paper.rank(ascending=False, method="min").astype(int)
     t["rank ours"] = t.ours.rank(ascending=False, method="min").astype(int)
@@ -757,8 +756,7 @@ def paper_grid(datasets,      # names from PAPER_DATASETS
     return [dict(dataset=d, fold=f, k=k, objective=key[o]) for f in folds for k, o in cells for d in datasets]
 
 # %% ../../nbs/40a_alternatives_experiments.ipynb #a1e4e21f
-def _write_part_tables(df: pd.DataFrame,  # a part's records (records.csv, records_paper.csv)
-                       part, out_dir):    # the part (PARTS), the results folder
+def _write_part_tables(df: pd.DataFrame, part, out_dir):   # a part's records, the part (PARTS), the results folder
     "The part's tables from its records: `summarize`, `within_run_stats` and `comparable_tables`."
     for name, table in summarize(df).items(): atomic_write_csv(table, out_dir / result_file(name, part))
     atomic_write_csv(within_run_stats(df), out_dir / result_file("within_runs", part))
@@ -952,8 +950,7 @@ def project_paper_design(records: pd.DataFrame,  # measured units: records of PA
 def paper_slice_costs(units: pd.DataFrame,   # paper_projection_units.csv (project_paper_design)
                       slices=None,  # (cells, folds) pairs: (k, objective) cells of every data set at those folds
                       workers: int = 2, scenario: str = "measured stops") -> pd.DataFrame:
-    """Cost of slices: units, CPU-h, wall-h, longest unit. Default: the k = 5 cells of PAPER_SLICE at fold 0, then at
-    every fold (cells measured at their k), then PAPER_SLICE and it with MI at k = 10 at fold 0."""
+    "Cost of slices: units, CPU-h, wall-h, longest unit; by default k = 5 at fold 0, at every fold, then k = 10 cells."
     slices = ([(PAPER_SLICE[:3], (0,)), (PAPER_SLICE[:3], SEEDS), (PAPER_SLICE, (0,)),
                (PAPER_SLICE + ((10, "MI"),), (0,))] if slices is None else slices)
     u = units[units.scenario == scenario]
@@ -1037,10 +1034,9 @@ def stitch_probes(probes: pd.DataFrame,  # paper_probe_records.csv: measure_pape
 def write_paper_slice(out_dir=None,    # results folder (default: results_dir("alternatives"))
                       data_home=None,
                       ) -> pd.DataFrame:  # the slice's records
-    """records_paper.csv from the paper part's cache: the units a stopped `reproduce(parts=("paper",))` finished, each
-    with the `_version` and `_run` that computed it, of the (fold, k, objective) cells that hold every data set of the
-    cache (a cell a stop cut short is left out, with a warning); writes cell_costs_paper.csv and the part's tables
-    and records the slice in meta.json."""
+    """records_paper.csv and the part's tables from its cache: the units a stopped `reproduce(parts=("paper",))` finished
+    (each with its `_version` and `_run`) of the (fold, k, objective) cells holding every data set of the cache (a cell
+    a stop cut short is left out, with a warning); writes cell_costs_paper.csv and records the slice in meta.json."""
     out_dir = results_dir("alternatives") if out_dir is None else Path(out_dir)
     cache = out_dir / "_cache" / "paper.csv"
     if not cache.exists():
@@ -1049,12 +1045,11 @@ def write_paper_slice(out_dir=None,    # results folder (default: results_dir("a
     df = read_cache(cache).drop(columns=["_cell"], errors="ignore")   # verified records only
     if "_run" not in df or df["_run"].isna().any():
         raise ValueError(f"{cache}: rows without a run label; rerun the part (reproduce labels every row it computes)")
-    whole = df.groupby(["fold", "k", "objective"]).dataset.transform("nunique") == df.dataset.nunique()
-    if not whole.all():   # every data set before the next fold: a cell a stop cut short waits for its other sets
-        cut = df[~whole].drop_duplicates(["fold", "k", "objective"])
-        warnings.warn("left out, not every data set finished: " + "; ".join(
-            f"fold {f}, k = {k}, {o}" for f, k, o in cut[["fold", "k", "objective"]].itertuples(index=False)))
-        df = df[whole].reset_index(drop=True)
+    cut = df.groupby(["fold", "k", "objective"]).dataset.transform("nunique") < df.dataset.nunique()
+    if cut.any():   # every data set before the next fold: a cell a stop cut short waits for its other sets
+        warnings.warn("left out, not every data set finished: " + "; ".join(f"fold {f}, k = {k}, {o}" for f, k, o in
+                      df[cut][["fold", "k", "objective"]].drop_duplicates().itertuples(index=False)))
+        df = df[~cut].reset_index(drop=True)
     units = df.drop_duplicates(["dataset", "fold", "k", "objective"])
     atomic_write_csv(df, out_dir / result_file("records", "paper"))
     _write_part_tables(df, "paper", out_dir)
