@@ -490,6 +490,12 @@ def test_paper_statements_on_the_slice_are_tested_across_its_data_sets():
     said = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", []))
     m = re.search(r"(\d+) of (\d+) hold across the (\d+) data sets", said)
     assert m and tuple(map(int, m.groups())) == (int(sv.holds.sum()), len(sv), rec.dataset.nunique())
+    folds = sorted(rec.fold.unique())   # the prose names the folds that ran: the introduction and the protocol here,
+    named = f"folds {', '.join(map(str, folds[:-1]))} and {folds[-1]}"   # and the experiments page's claims across sets
+    prose = lambda name: "".join("".join(c["source"]) for c in json.loads(
+        (Path(__file__).parents[1] / "nbs" / name).read_text())["cells"] if c["cell_type"] == "markdown").replace("\n", " ")
+    assert prose("40f_alternatives_paper_design.ipynb").count(named) == 2, named
+    assert named in prose("40a_alternatives_experiments.ipynb"), named
 
 
 @pytest.mark.parametrize("fold", [0, 1])
