@@ -49,9 +49,10 @@ MIXED = {
                             "delicious by 650cffd690fd, the other rows are e58b4c40c258's; verify_table3 recomputes rows "
                             "of the older two (emotions unit 1, tmc2007-500 unit 2) identically with the current code "
                             "(test_verify_table3_recomputes_the_unit_of_its_seed)",
-    ("alternatives", "records_paper.csv"): "the paper design's slice: fold 0 ran under code version 4510af3c2ab1, the "
-                                           "later folds under b2c2f56682f4; the current code recomputes a unit of each "
-                                           "identically (test_the_slices_older_rows_are_what_the_current_code_computes)",
+    ("alternatives", "records_paper.csv"): "the paper design's slice: fold 0 ran under code version 4510af3c2ab1, "
+                                           "folds 1-2 under b2c2f56682f4, folds 3-4 under d62ab2a8a7ea; the current code "
+                                           "recomputes a unit of each identically "
+                                           "(test_the_slices_older_rows_are_what_the_current_code_computes)",
 }
 
 
