@@ -486,20 +486,21 @@ def test_paper_statements_on_the_slice_are_tested_across_its_data_sets():
     sv = statement_verdicts(*(sets(d) for d in (f4, rec, w)), f1)
     tested = sv[sv.direction != "every run"]
     assert len(sv) == 18 and (tested[tested.figure != "Figure 1(a)"].n == rec.dataset.nunique()).all()
-    nb = json.loads((Path(__file__).parents[1] / "nbs" / "40f_alternatives_paper_design.ipynb").read_text())
-    said = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", []))
-    m = re.search(r"(\d+) of (\d+) hold across the (\d+) data sets", said)
+    def page(name, kind):   # a page's markdown: its prose ("source") or what its cells print ("outputs")
+        cells = json.loads((Path(__file__).parents[1] / "nbs" / name).read_text())["cells"]
+        if kind == "source":
+            return " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown").replace("\n", " ")
+        return "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in cells for o in c.get("outputs", []))
+    f40, e40 = "40f_alternatives_paper_design.ipynb", "40e_alternatives_runs.ipynb"
+    m = re.search(r"(\d+) of (\d+) hold across the (\d+) data sets", page(f40, "outputs"))
     assert m and tuple(map(int, m.groups())) == (int(sv.holds.sum()), len(sv), rec.dataset.nunique())
     ran = sorted(rec.fold.unique())   # the prose names the folds that ran (the introduction and the protocol here, the
     rest = [f for f in range(5) if f not in ran]   # experiments page's claims across sets) and those that did not
     name = lambda fs: f"fold {fs[0]}" if len(fs) == 1 else f"folds {', '.join(map(str, fs[:-1]))} and {fs[-1]}"
-    prose = lambda nb: "".join("".join(c["source"]) for c in json.loads(
-        (Path(__file__).parents[1] / "nbs" / nb).read_text())["cells"] if c["cell_type"] == "markdown").replace("\n", " ")
-    assert prose("40f_alternatives_paper_design.ipynb").count(name(ran)) == 2, name(ran)
-    assert name(ran) in prose("40a_alternatives_experiments.ipynb"), name(ran)
-    assert not rest or f"Greedy Wrapper, {name(rest)})" in prose("40f_alternatives_paper_design.ipynb"), name(rest)
-    runs = json.loads((Path(__file__).parents[1] / "nbs" / "40e_alternatives_runs.ipynb").read_text())   # its cost line
-    said = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in runs["cells"] for o in c.get("outputs", []))
+    assert page(f40, "source").count(name(ran)) == 2, name(ran)
+    assert name(ran) in page("40a_alternatives_experiments.ipynb", "source"), name(ran)
+    assert not rest or f"Greedy Wrapper, {name(rest)})" in page(f40, "source"), name(rest)
+    said = page(e40, "outputs")   # the runs page's cost line names the folds not run, or none
     assert (f"Greedy Wrapper, and folds {', '.join(map(str, rest))} of" if rest else "Greedy Wrapper: by") in said
 
 
