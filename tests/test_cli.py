@@ -213,7 +213,8 @@ def test_ctrl_c_ends_with_one_line_saying_a_rerun_resumes(tmp_path, n_jobs):
     out = tmp_path / "o"
     p = subprocess.Popen([sys.executable, str(tmp_path / "stoppable.py"), "reproduce", "prakel", "--out", str(out),
                           "--n-jobs", n_jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True,   # SIGINT at its default, as under a terminal, even where the tests
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # run in the background
     cache, deadline = out / "_cache" / "t.csv", time.time() + 60
     while time.time() < deadline and p.poll() is None and not (cache.exists() and cache.read_text().count("\n") >= 4):
         time.sleep(0.05)
